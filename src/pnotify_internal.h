@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pnotify internals shared by the hook layer, the core and the guard.
+ */
+#ifndef _PNOTIFY_INTERNAL_H
+#define _PNOTIFY_INTERNAL_H
+
+#include <linux/seq_file.h>
+#include <linux/sched.h>
+
+/*
+ * The guard (sync= at load time) orders callback dispatch (readers) against
+ * register and unregister (writers): once a writer has marked a subscriber
+ * dying, no dispatch starts one of its fork, exec or init callbacks.
+ */
+int pn_sync_init(const char *mode);
+void pn_sync_exit(void);
+const char *pn_sync_name(void);
+int pn_read_lock(void);
+void pn_read_unlock(int cookie);
+void pn_write_lock(void);
+void pn_write_unlock(void);
+
+/* Core entry points for the hooks; they run in the probe's atomic context. */
+void pn_core_fork(struct task_struct *parent, struct task_struct *child);
+void pn_core_exec(struct task_struct *task);
+void pn_core_exit(struct task_struct *task);
+
+int pn_core_init(void);
+void pn_core_exit_module(void);
+void pn_core_show(struct seq_file *m);
+
+#endif /* _PNOTIFY_INTERNAL_H */

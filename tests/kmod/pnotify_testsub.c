@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A pnotify subscriber for tests.  It counts its callbacks and does in each
+ * what real subscribers do and a kprobe handler must not: it sleeps, it
+ * allocates with GFP_KERNEL and it takes an rwsem for writing.
+ *
+ * /proc/pnotify_testsub, written by the task it concerns:
+ *   "subscribe [PID]"    subscribe the writer (or PID), children kept
+ *   "unsubscribe [PID]"
+ *   "mode keep|drop|fail" what the fork callback does with the writer's
+ *                        children: keep them, drop them (return 1), or fail
+ *                        them (return -ENOMEM: they must die unseen)
+ * Reading gives the counters and whether the reader is subscribed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/proc_fs.h>
+#include <linux/rwsem.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <pnotify.h>
+
+static unsigned int sleep_ms = 1;
+module_param(sleep_ms, uint, 0444);
+MODULE_PARM_DESC(sleep_ms, "milliseconds each callback sleeps");
+
+static bool init_all;
+module_param(init_all, bool, 0444);
+MODULE_PARM_DESC(init_all, "subscribe every task running at load time");
+
+enum testsub_mode { TESTSUB_KEEP, TESTSUB_DROP, TESTSUB_FAIL };
+
+static const char * const testsub_modes[] = {
+	[TESTSUB_KEEP] = "keep",
+	[TESTSUB_DROP] = "drop",
+	[TESTSUB_FAIL] = "fail",
+};
+
+struct testsub_data {
+	enum testsub_mode mode;
+};
+
+static DECLARE_RWSEM(testsub_rwsem);
+static atomic_long_t nr_fork, nr_exec, nr_exit, nr_unsub, nr_init;
+static atomic_long_t nr_live, nr_foreign;
+
+/* What every callback does: the work that needs a sleepable context. */
+static void testsub_sleep(struct task_struct *task, bool own_context)
+{
+	void *scratch;
+
+	might_sleep();
+	if (own_context && task != current)
+		atomic_long_inc(&nr_foreign);
+	scratch = kmalloc(256, GFP_KERNEL);
+	down_write(&testsub_rwsem);
+	if (sleep_ms)
+		msleep(sleep_ms);
+	up_write(&testsub_rwsem);
+	kfree(scratch);
+}
+
+static struct testsub_data *testsub_data_new(enum testsub_mode mode)
+{
+	struct testsub_data *d = kzalloc(sizeof(*d), GFP_KERNEL);
+
+	if (d) {
+		d->mode = mode;
+		atomic_long_inc(&nr_live);
+	}
+	return d;
+}
+
+static int testsub_init(struct task_struct *task, struct pnotify_subscriber *sub)
+{
+	testsub_sleep(task, false);
+	sub->data = testsub_data_new(TESTSUB_KEEP);
+	if (!sub->data)
+		return -ENOMEM;
+	atomic_long_inc(&nr_init);
+	return 0;
+}
+
+static int testsub_fork(struct task_struct *task, struct pnotify_subscriber *sub,
+			void *parent_data)
+{
+	const struct testsub_data *parent = parent_data;
+
+	testsub_sleep(task, true);
+	atomic_long_inc(&nr_fork);
+	if (parent->mode == TESTSUB_DROP)
+		return 1;
+	if (parent->mode == TESTSUB_FAIL)
+		return -ENOMEM;
+	sub->data = testsub_data_new(parent->mode);
+	return sub->data ? 0 : -ENOMEM;
+}
+
+static void testsub_exec(struct task_struct *task, struct pnotify_subscriber *sub)
+{
+	testsub_sleep(task, true);
+	atomic_long_inc(&nr_exec);
+}
+
+static void testsub_exit(struct task_struct *task, struct pnotify_subscriber *sub)
+{
+	testsub_sleep(task, false);
+	atomic_long_inc(task->flags & PF_EXITING ? &nr_exit : &nr_unsub);
+	kfree(sub->data);
+	atomic_long_dec(&nr_live);
+}
+
+static struct pnotify_events testsub_events = {
+	.module = THIS_MODULE,
+	.name = "testsub",
+	.fork = testsub_fork,
+	.exec = testsub_exec,
+	.exit = testsub_exit,
+};
+
+static int testsub_show(struct seq_file *m, void *v)
+{
+	struct pnotify_subscriber *sub;
+
+	sub = pnotify_get_subscriber(current, testsub_events.name);
+	seq_printf(m, "subscribed: %d\n", !!sub);
+	if (sub)
+		pnotify_put_subscriber(sub);
+	seq_printf(m, "fork: %ld\nexec: %ld\nexit: %ld\nunsubscribe: %ld\n",
+		   atomic_long_read(&nr_fork), atomic_long_read(&nr_exec),
+		   atomic_long_read(&nr_exit), atomic_long_read(&nr_unsub));
+	seq_printf(m, "init: %ld\nlive: %ld\nforeign: %ld\n",
+		   atomic_long_read(&nr_init), atomic_long_read(&nr_live),
+		   atomic_long_read(&nr_foreign));
+	return 0;
+}
+
+static int testsub_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, testsub_show, NULL);
+}
+
+/* The task a command names: the writer, or the task of "PID". */
+static struct task_struct *testsub_target(const char *arg)
+{
+	struct task_struct *task;
+	pid_t pid;
+
+	if (!*arg) {
+		get_task_struct(current);
+		return current;
+	}
+	if (kstrtoint(arg, 10, &pid))
+		return ERR_PTR(-EINVAL);
+	rcu_read_lock();
+	task = pid_task(find_vpid(pid), PIDTYPE_PID);
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	return task ?: ERR_PTR(-ESRCH);
+}
+
+static int testsub_set_mode(const char *arg)
+{
+	struct pnotify_subscriber *sub;
+	int mode = sysfs_match_string(testsub_modes, arg);
+
+	if (mode < 0)
+		return -EINVAL;
+	sub = pnotify_get_subscriber(current, testsub_events.name);
+	if (!sub)
+		return -ENOENT;
+	((struct testsub_data *)sub->data)->mode = mode;
+	pnotify_put_subscriber(sub);
+	return 0;
+}
+
+static int testsub_command(char *cmd)
+{
+	char *arg = strim(cmd), *verb = strsep(&arg, " ");
+	struct task_struct *task;
+	struct testsub_data *d;
+	int err;
+
+	arg = arg ? strim(arg) : "";
+	if (!strcmp(verb, "mode"))
+		return testsub_set_mode(arg);
+	if (strcmp(verb, "subscribe") && strcmp(verb, "unsubscribe"))
+		return -EINVAL;
+	task = testsub_target(arg);
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	if (!strcmp(verb, "unsubscribe")) {
+		err = pnotify_unsubscribe(task, &testsub_events);
+	} else {
+		d = testsub_data_new(TESTSUB_KEEP);
+		err = d ? pnotify_subscribe(task, &testsub_events, d) : -ENOMEM;
+		if (err && d) {
+			kfree(d);
+			atomic_long_dec(&nr_live);
+		}
+	}
+	put_task_struct(task);
+	return err;
+}
+
+static ssize_t testsub_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	char buf[64];
+	int err;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	err = testsub_command(buf);
+	return err ? err : len;
+}
+
+static const struct proc_ops testsub_proc_ops = {
+	.proc_open = testsub_open,
+	.proc_read = seq_read,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+	.proc_write = testsub_write,
+};
+
+static int __init testsub_module_init(void)
+{
+	int err;
+
+	if (init_all)
+		testsub_events.init = testsub_init;
+	err = pnotify_register(&testsub_events);
+	if (err)
+		return err;
+	if (!proc_create("pnotify_testsub", 0666, NULL, &testsub_proc_ops)) {
+		pnotify_unregister(&testsub_events);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void __exit testsub_module_exit(void)
+{
+	remove_proc_entry("pnotify_testsub", NULL);
+	pnotify_unregister(&testsub_events);
+	WARN_ON(atomic_long_read(&nr_live));
+}
+
+module_init(testsub_module_init);
+module_exit(testsub_module_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("pnotify test subscriber");

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pnotify_test: drives the pnotify test subscriber (pnotify_testsub.ko) from
+ * user space and checks that its callbacks are counted exactly, for every
+ * way of making a task.  Each subcommand prints "ok: ..." and exits 0, or
+ * prints "FAIL: ..." and exits 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CTL "/proc/pnotify_testsub"
+
+extern char **environ;
+
+struct counters {
+	long subscribed, fork, exec, exit, unsubscribe, init, live, foreign;
+};
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("FAIL: ", stdout);
+	vprintf(fmt, ap);
+	putchar('\n');
+	va_end(ap);
+	exit(1);
+}
+
+static int ctl_write(const char *cmd)
+{
+	int fd = open(CTL, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, cmd, strlen(cmd));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+static void ctl(const char *cmd)
+{
+	int err = ctl_write(cmd);
+
+	if (err)
+		fail("'%s' > " CTL ": %s", cmd, strerror(-err));
+}
+
+static struct counters read_counters(void)
+{
+	struct counters c = { 0 };
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+		{ "subscribed", offsetof(struct counters, subscribed) },
+		{ "fork", offsetof(struct counters, fork) },
+		{ "exec", offsetof(struct counters, exec) },
+		{ "exit", offsetof(struct counters, exit) },
+		{ "unsubscribe", offsetof(struct counters, unsubscribe) },
+		{ "init", offsetof(struct counters, init) },
+		{ "live", offsetof(struct counters, live) },
+		{ "foreign", offsetof(struct counters, foreign) },
+	};
+	char name[32];
+	long value;
+	FILE *f = fopen(CTL, "r");
+
+	if (!f)
+		fail("open " CTL ": %s (is pnotify_testsub loaded?)",
+		     strerror(errno));
+	while (fscanf(f, "%31[^:]: %ld\n", name, &value) == 2) {
+		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			if (!strcmp(name, fields[i].name))
+				*(long *)((char *)&c + fields[i].off) = value;
+	}
+	fclose(f);
+	return c;
+}
+
+static void expect(const char *what, long got, long want)
+{
+	if (got != want)
+		fail("%s: got %ld, want %ld", what, got, want);
+}
+
+/* Reaps @n children; returns how many exited with status 0. */
+static int reap(int n)
+{
+	int ok = 0, status;
+
+	while (n-- > 0) {
+		if (wait(&status) < 0)
+			fail("wait: %s", strerror(errno));
+		ok += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	}
+	return ok;
+}
+
+/* Checks the deltas of fork, exec and exit callbacks since @before. */
+static void expect_delta(const struct counters *before, long forks, long execs,
+			 long exits)
+{
+	struct counters now = read_counters();
+
+	expect("fork callbacks", now.fork - before->fork, forks);
+	expect("exec callbacks", now.exec - before->exec, execs);
+	expect("exit callbacks", now.exit - before->exit, exits);
+	expect("callbacks outside their task", now.foreign, 0);
+}
+
+static void do_forks(int n)
+{
+	struct counters before;
+	int i;
+
+	ctl("subscribe");
+	before = read_counters();
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			fail("fork: %s", strerror(errno));
+		if (!pid)
+			_exit(read_counters().subscribed ? 0 : 1);
+	}
+	expect("children subscribed", reap(n), n);
+	expect_delta(&before, n, 0, n);
+	printf("ok: %d forks, %d fork and %d exit callbacks\n", n, n, n);
+}
+
+static void do_vforks(int n)
+{
+	struct counters before;
+	int i;
+
+	ctl("subscribe");
+	before = read_counters();
+	for (i = 0; i < n; i++) {
+		pid_t pid = vfork();
+
+		if (pid < 0)
+			fail("vfork: %s", strerror(errno));
+		if (!pid)
+			_exit(0);
+	}
+	expect("vfork children", reap(n), n);
+	expect_delta(&before, n, 0, n);
+	printf("ok: %d vforks\n", n);
+}
+
+static void do_clone3(int n)
+{
+	struct clone_args args = { .exit_signal = SIGCHLD };
+	struct counters before;
+	int i;
+
+	ctl("subscribe");
+	before = read_counters();
+	for (i = 0; i < n; i++) {
+		long pid = syscall(SYS_clone3, &args, sizeof(args));
+
+		if (pid < 0)
+			fail("clone3: %s", strerror(errno));
+		if (!pid)
+			syscall(SYS_exit_group, 0);
+	}
+	expect("clone3 children", reap(n), n);
+	expect_delta(&before, n, 0, n);
+	printf("ok: %d clone3 children\n", n);
+}
+
+static void do_spawns(int n)
+{
+	char *argv[] = { "true", NULL };
+	struct counters before;
+	int i;
+
+	ctl("subscribe");
+	before = read_counters();
+	for (i = 0; i < n; i++) {
+		pid_t pid;
+		int err = posix_spawn(&pid, "/bin/true", NULL, NULL, argv,
+				      environ);
+
+		if (err)
+			fail("posix_spawn: %s", strerror(err));
+	}
+	expect("spawned children", reap(n), n);
+	expect_delta(&before, n, n, n);
+	printf("ok: %d posix_spawn children, each exec counted\n", n);
+}
+
+static void *thread_return(void *arg)
+{
+	return arg;
+}
+
+static void do_threads(int n)
+{
+	pthread_t *threads = calloc(n, sizeof(*threads));
+	struct counters before;
+	int i;
+
+	if (!threads)
+		fail("out of memory");
+	ctl("subscribe");
+	before = read_counters();
+	for (i = 0; i < n; i++)
+		if (pthread_create(&threads[i], NULL, thread_return, NULL))
+			fail("pthread_create");
+	for (i = 0; i < n; i++)
+		pthread_join(threads[i], NULL);
+	free(threads);
+	/* A joined thread may still be in its exit path: wait for it. */
+	for (i = 0; i < 200 && read_counters().exit - before.exit < n; i++)
+		usleep(10000);
+	expect_delta(&before, n, 0, n);
+	printf("ok: %d threads\n", n);
+}
+
+static void *thread_sleep(void *arg)
+{
+	pause();
+	return arg;
+}
+
+/* A process with @n threads ends with exit_group(): all n+1 exits count. */
+static void do_exit_group(int n)
+{
+	struct counters before;
+	pid_t pid;
+	int i;
+
+	ctl("subscribe");
+	before = read_counters();
+	pid = fork();
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (!pid) {
+		pthread_t thread;
+
+		for (i = 0; i < n; i++)
+			if (pthread_create(&thread, NULL, thread_sleep, NULL))
+				_exit(2);
+		syscall(SYS_exit_group, 0);
+	}
+	expect("exit_group child", reap(1), 1);
+	expect_delta(&before, n + 1, 0, n + 1);
+	printf("ok: exit_group of %d threads\n", n + 1);
+}
+
+/* A zombie has had its exit callback; reaping it adds nothing. */
+static void do_zombie(void)
+{
+	struct counters before;
+	char path[64], state = 0;
+	pid_t pid;
+	FILE *f;
+	int i;
+
+	ctl("subscribe");
+	before = read_counters();
+	pid = fork();
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (!pid)
+		_exit(0);
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 500 && state != 'Z'; i++) {
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%*d %*s %c", &state) != 1)
+			fail("read %s", path);
+		fclose(f);
+		if (state != 'Z')
+			usleep(10000);
+	}
+	if (state != 'Z')
+		fail("child %d never became a zombie", pid);
+	expect_delta(&before, 1, 0, 1);
+	expect("reaped", reap(1), 1);
+	expect_delta(&before, 1, 0, 1);
+	printf("ok: zombie counted once, before reaping\n");
+}
+
+/* A dropped child is not subscribed, and neither are its own children. */
+static void do_drop(int n)
+{
+	struct counters before;
+	int i;
+
+	ctl("subscribe");
+	ctl("mode drop");
+	before = read_counters();
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			fail("fork: %s", strerror(errno));
+		if (!pid) {
+			if (read_counters().subscribed)
+				_exit(1);
+			pid = fork();
+			if (!pid)
+				_exit(0);
+			_exit(reap(1) == 1 ? 0 : 1);
+		}
+	}
+	expect("dropped children not subscribed", reap(n), n);
+	expect_delta(&before, n, 0, 0);
+	printf("ok: %d dropped children, grandchildren not followed\n", n);
+}
+
+/* A failed fork callback: the child dies before running user code. */
+static void do_fail(int n)
+{
+	struct counters before;
+	int i, status, pipefd[2];
+	char byte;
+
+	if (pipe(pipefd))
+		fail("pipe: %s", strerror(errno));
+	ctl("subscribe");
+	ctl("mode fail");
+	before = read_counters();
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			fail("fork: %s", strerror(errno));
+		if (!pid) {
+			if (write(pipefd[1], "x", 1) != 1)
+				_exit(3);
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) != pid)
+			fail("waitpid: %s", strerror(errno));
+		if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+			fail("child %d was not killed (status %#x)", pid,
+			     status);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &byte, 1) != 0)
+		fail("a child whose fork callback failed ran user code");
+	expect_delta(&before, n, 0, 0);
+	printf("ok: %d failed forks, no child escaped\n", n);
+}
+
+/* One link of a chain: subscribed, and so is every descendant. */
+static int chain_link(int remaining)
+{
+	pid_t pid;
+
+	if (!read_counters().subscribed)
+		return 1;
+	if (!remaining)
+		return 0;
+	pid = fork();
+	if (pid < 0)
+		return 2;
+	if (!pid)
+		_exit(chain_link(remaining - 1));
+	return reap(1) == 1 ? 0 : 1;
+}
+
+/* A chain of @depth processes, each the child of the one before. */
+static void do_chain(int depth)
+{
+	struct counters before;
+	pid_t pid;
+
+	ctl("subscribe");
+	before = read_counters();
+	pid = fork();
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (!pid)
+		_exit(chain_link(depth - 1));
+	expect("every generation subscribed", reap(1), 1);
+	expect_delta(&before, depth, 0, depth);
+	printf("ok: a chain of %d generations inherited\n", depth);
+}
+
+/* Forks children that exit at once, in @procs processes, for @seconds. */
+static void do_storm(int procs, int seconds)
+{
+	time_t end = time(NULL) + seconds;
+	long forks = 0;
+	int p;
+
+	for (p = 0; p < procs; p++) {
+		if (fork() == 0) {
+			while (time(NULL) < end) {
+				pid_t pid = fork();
+
+				if (pid == 0)
+					_exit(0);
+				if (pid > 0 && waitpid(pid, NULL, 0) == pid)
+					forks++;
+			}
+			printf("storm %d: %ld forks\n", getpid(), forks);
+			_exit(0);
+		}
+	}
+	reap(procs);
+}
+
+static void usage(void)
+{
+	fputs("usage: pnotify_test forks|vforks|clone3|spawns|threads|"
+	      "exit-group|drop|fail|chain N\n"
+	      "       pnotify_test zombie\n"
+	      "       pnotify_test storm PROCS SECONDS\n", stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*run)(int n);
+	} tests[] = {
+		{ "forks", do_forks },	   { "vforks", do_vforks },
+		{ "clone3", do_clone3 },   { "spawns", do_spawns },
+		{ "threads", do_threads }, { "exit-group", do_exit_group },
+		{ "drop", do_drop },	   { "fail", do_fail },
+		{ "chain", do_chain },
+	};
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "zombie")) {
+		do_zombie();
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "storm")) {
+		do_storm(atoi(argv[2]), atoi(argv[3]));
+		return 0;
+	}
+	if (argc != 3 || atoi(argv[2]) < 1)
+		usage();
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (!strcmp(argv[1], tests[i].name)) {
+			tests[i].run(atoi(argv[2]));
+			return 0;
+		}
+	}
+	usage();
+}
