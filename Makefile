@@ -2,7 +2,8 @@
 #
 #   make            modules (against KDIR) and userspace programs
 #   make deps       install the Debian packages the project needs
-#   make check      unit tests, then every VM scenario on the stock kernel
+#   make check      static checks, then every VM scenario on the stock kernel
+#   make demo       boot the VM and show the modules at work
 #   make vm-shell   a shell in the VM with the modules loaded
 
 # The running kernel's build tree when there is one, else the newest installed.
@@ -15,12 +16,19 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration
 STATIC_LDFLAGS = -static -pthread
 
-TEST_PROGS = pnotify_test
+TEST_PROGS = pnotify_test jobtest forkexit
 TEST_BINS = $(addprefix $(BUILD)/bin/,$(TEST_PROGS))
+SGI_COMMANDS = jstat jkill jwait jattach jdetach jsethid
+UAPI_CFLAGS = -Iinclude/uapi -Iuserspace
 
-.PHONY: all modules userspace deps check unit-test vm-test vm-shell clean
+LIBJOB_SONAME = libjob.so.0
+LIBJOB_SO = $(BUILD)/lib/$(LIBJOB_SONAME).1
+
+.PHONY: all modules userspace deps check demo vm-shell clean
 
 all: modules userspace
+
+include userspace/Makefile.inc
 
 modules:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
@@ -30,24 +38,41 @@ modules:
 	cp src/*.ko tests/kmod/*.ko $(BUILD)/modules/
 	modinfo -F vermagic src/pnotify.ko | cut -d' ' -f1 > $(BUILD)/kver
 
-userspace: $(TEST_BINS)
+userspace: $(TEST_BINS) $(BUILD)/bin/jobctl $(LIBJOB_SO) \
+	$(BUILD)/lib/pkgconfig/libjob.pc $(UNIT_BINS)
 
-$(BUILD)/bin/%: tests/%.c
+# Static programs, so that they run in the VM's initramfs as they are.
+$(BUILD)/bin/%: tests/%.c userspace/job.h include/uapi/job.h $(BUILD)/lib/libjob.a
 	mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(STATIC_LDFLAGS)
+	$(CC) $(CFLAGS) $(UAPI_CFLAGS) -o $@ $< $(BUILD)/lib/libjob.a $(STATIC_LDFLAGS)
+
+$(BUILD)/bin/jobctl: $(JOBCTL_SOURCES) $(JOBCTL_HEADERS) $(BUILD)/lib/libjob.a
+	mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(UAPI_CFLAGS) -o $@ $(JOBCTL_SOURCES) $(BUILD)/lib/libjob.a $(STATIC_LDFLAGS)
+	for c in $(SGI_COMMANDS); do ln -sf jobctl $(BUILD)/bin/$$c; done
+
+$(BUILD)/lib/libjob.a: userspace/libjob.c userspace/job.h include/uapi/job.h
+	mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(UAPI_CFLAGS) -c -o $(BUILD)/lib/libjob.o $<
+	$(AR) rcs $@ $(BUILD)/lib/libjob.o
+
+$(LIBJOB_SO): userspace/libjob.c userspace/job.h include/uapi/job.h $(LIBJOB_MAP)
+	mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(UAPI_CFLAGS) -fPIC -shared -Wl,-soname,$(LIBJOB_SONAME) \
+		$(LIBJOB_MAP_LDFLAGS) -o $@ $<
+	ln -sf $(LIBJOB_SONAME).1 $(BUILD)/lib/$(LIBJOB_SONAME)
+	ln -sf $(LIBJOB_SONAME) $(BUILD)/lib/libjob.so
 
 deps:
 	scripts/install-deps.sh
 
-unit-test:
-	@echo "no userspace unit tests yet"
-
-vm-test: all
-	tests/vm/run.sh all
-
 check: deps
 	$(MAKE) all
-	tests/vm/run.sh all
+	tests/run-all.sh
+
+demo: deps
+	$(MAKE) all
+	tests/vm/run.sh --verbose demo
 
 vm-shell: all
 	tests/vm/run.sh --shell

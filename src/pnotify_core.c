@@ -251,6 +251,7 @@ static int pn_sub_link(struct pn_task *e, struct pnotify_subscriber *sub)
 	struct pnotify_events *events = sub->events;
 	int err = 0;
 
+	/* Orders our table insert before the PF_EXITING read. */
 	smp_mb();
 	if (test_bit(PN_DEAD, &e->flags) ||
 	    ((READ_ONCE(e->task->flags) & PF_EXITING) &&

@@ -242,7 +242,7 @@ static int __init testsub_module_init(void)
 	err = pnotify_register(&testsub_events);
 	if (err)
 		return err;
-	if (!proc_create("pnotify_testsub", 0666, NULL, &testsub_proc_ops)) {
+	if (!proc_create("pnotify_testsub", 0644, NULL, &testsub_proc_ops)) {
 		pnotify_unregister(&testsub_events);
 		return -ENOMEM;
 	}

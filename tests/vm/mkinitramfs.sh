@@ -60,8 +60,16 @@ install_file "$here/lib.sh" lib/pn/lib.sh
 for f in "$build"/modules/*.ko; do
 	install_file "$f" "lib/pn/modules/${f##*/}"
 done
+# Symlinks stay links (the SGI commands are links to jobctl) and are also
+# put in /usr/bin, where SGI's jobtest runs them from.
+mkdir -p "$stage/usr/bin"
 for f in "$build"/bin/*; do
-	install_file "$f" "usr/local/bin/${f##*/}" 0755
+	if [ -L "$f" ]; then
+		ln -sfn "$(readlink "$f")" "$stage/usr/local/bin/${f##*/}"
+		ln -sfn "/usr/local/bin/${f##*/}" "$stage/usr/bin/${f##*/}"
+	else
+		install_file "$f" "usr/local/bin/${f##*/}" 0755
+	fi
 done
 for f in "$scenarios"/*.sh; do
 	install_file "$f" "scenarios/${f##*/}" 0755

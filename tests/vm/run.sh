@@ -199,7 +199,11 @@ qemu=(qemu-system-x86_64 -cpu max -smp "${PN_VM_SMP:-2}" -m "${PN_VM_MEM:-1024}"
 if [ "${PN_VM_ACCEL:-tcg}" = kvm ]; then
 	qemu+=(-accel kvm)
 else
-	qemu+=(-accel 'tcg,thread=multi')
+	# One host thread for all vCPUs by default: with multi-threaded TCG a
+	# vCPU can keep running a stale translation of kernel text that another
+	# vCPU just patched (kprobe arming under a fork storm livelocks in the
+	# int3 handler), which real CPUs never do.
+	qemu+=(-accel "tcg,thread=${PN_VM_TCG_THREAD:-single}")
 fi
 
 if [ "$shell" = 1 ]; then

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Installs the Debian packages this project needs, skipping those already
+# installed.  Run as root (or through sudo) on Debian 12.
+set -eu
+
+packages="
+	build-essential libc6-dev kmod cpio gzip valgrind
+	linux-image-amd64 linux-headers-amd64
+	qemu-system-x86 busybox-static keyutils
+	linux-source-6.1 xz-utils perl
+"
+
+missing=
+for p in $packages; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "installing:$missing"
+sudo=
+[ "$(id -u)" = 0 ] || sudo=sudo
+$sudo apt-get update -q
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing

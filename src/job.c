@@ -1,0 +1,1112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * job: inescapable process containers, as a pnotify subscriber, with the ABI
+ * of SGI's Linux Job on /proc/job (include/uapi/job.h).
+ *
+ * A job is a set of tasks (processes and their threads) sharing a 64-bit
+ * JID.  Every member carries a pnotify subscription whose data is its
+ * struct job_member; pnotify's fork callback puts each child of a member in
+ * the job before the child runs user code, whatever the clone flags.  The job
+ * ends when its last task exits or is detached; waiters then wake, and a
+ * final accounting record stays readable until taken or pushed out.
+ *
+ * Locks: job_table_lock (the JID table, the backlog, the host id), then
+ * job->lock (members and sums).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/compat.h>
+#include <linux/cred.h>
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/proc_fs.h>
+#include <linux/sched/cputime.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <pnotify.h>
+#include <uapi/job.h>
+
+static unsigned int job_hid;
+module_param_named(hid, job_hid, uint, 0444);
+MODULE_PARM_DESC(hid, "host id, the upper 32 bits of new JIDs (0xffffffff disables job creation)");
+
+static unsigned int acct_backlog = 1024;
+module_param(acct_backlog, uint, 0444);
+MODULE_PARM_DESC(acct_backlog, "final accounting records kept for ended jobs");
+
+#define JOB_HID_DISABLED 0xffffffffU
+/* Recent kills, replayed on children forked while they ran. */
+#define JOB_KILL_LOG 16
+
+struct job_sums {
+	u64 utime_ns, stime_ns, maxrss_kb, read_bytes, write_bytes;
+	u64 nr_processes, nr_tasks;
+};
+
+struct job_kill {
+	u64 end_ns;		/* ktime_get_ns(), the clock of task start_time */
+	int sig;
+};
+
+struct job {
+	u64 jid;
+	kuid_t owner;
+	struct pid *prime;
+	u64 start_time_ns;
+	struct hlist_node table_node;
+	refcount_t ref;
+
+	struct mutex lock;
+	struct list_head members;
+	unsigned int nr_tasks;
+	unsigned int nr_processes;
+	bool ended;
+	bool detaching;
+	int last_status;
+	struct job_sums spent;	/* used by tasks that left; counts of all */
+	struct job_kill kills[JOB_KILL_LOG];
+	unsigned int nr_kills;
+	wait_queue_head_t ended_wq;
+};
+
+struct job_member {
+	struct job *job;
+	struct task_struct *task;
+	struct list_head link;
+};
+
+/* A final record of an ended job, kept for accounting (CSA). */
+struct job_record {
+	struct list_head link;
+	struct job_acct acct;	/* ids as seen from the initial namespaces */
+};
+
+static DEFINE_MUTEX(job_table_lock);
+static DEFINE_HASHTABLE(job_table, 10);
+static unsigned int job_count;
+static u32 job_counter;
+static LIST_HEAD(job_backlog);
+static unsigned int job_backlog_len;
+
+static struct pnotify_events job_events;
+
+/* ---- jobs ---------------------------------------------------------------- */
+
+static void job_put(struct job *job)
+{
+	if (refcount_dec_and_test(&job->ref)) {
+		put_pid(job->prime);
+		kfree(job);
+	}
+}
+
+static struct job *job_lookup_locked(u64 jid)
+{
+	struct job *job;
+
+	lockdep_assert_held(&job_table_lock);
+	hash_for_each_possible(job_table, job, table_node, jid)
+		if (job->jid == jid)
+			return job;
+	return NULL;
+}
+
+/* A referenced live job, or NULL. */
+static struct job *job_get(u64 jid)
+{
+	struct job *job;
+
+	mutex_lock(&job_table_lock);
+	job = job_lookup_locked(jid);
+	if (job)
+		refcount_inc(&job->ref);
+	mutex_unlock(&job_table_lock);
+	return job;
+}
+
+/* Allocates a JID (or takes the requested one) and enters the job. */
+static int job_insert(struct job *job, u64 requested)
+{
+	u64 jid = requested;
+	u32 tries;
+
+	mutex_lock(&job_table_lock);
+	if (requested) {
+		if (job_lookup_locked(requested)) {
+			mutex_unlock(&job_table_lock);
+			return -EBUSY;
+		}
+	} else {
+		for (tries = 0; ; tries++) {
+			if (tries == U32_MAX) {
+				mutex_unlock(&job_table_lock);
+				return -EBUSY;
+			}
+			if (!++job_counter)
+				job_counter = 1;
+			jid = (u64)job_hid << 32 | job_counter;
+			if (!job_lookup_locked(jid))
+				break;
+		}
+	}
+	job->jid = jid;
+	hash_add(job_table, &job->table_node, jid);
+	job_count++;
+	mutex_unlock(&job_table_lock);
+	return 0;
+}
+
+/* ---- accounting ---------------------------------------------------------- */
+
+/* Adds what @task has used to @sums; @task may be exiting or a zombie. */
+static void job_sums_add_task(struct job_sums *sums, struct task_struct *task)
+{
+	struct mm_struct *mm;
+	u64 utime, stime, rss = 0;
+
+	task_cputime_adjusted(task, &utime, &stime);
+	sums->utime_ns += utime;
+	sums->stime_ns += stime;
+#ifdef CONFIG_TASK_XACCT
+	sums->read_bytes += task->ioac.rchar;
+	sums->write_bytes += task->ioac.wchar;
+#endif
+	/* do_exit() folds the hiwater mark into signal->maxrss before exit_mm. */
+	if (task->signal)
+		rss = task->signal->maxrss;
+	mm = get_task_mm(task);
+	if (mm) {
+		rss = max_t(u64, rss, get_mm_hiwater_rss(mm));
+		mmput(mm);
+	}
+	sums->maxrss_kb = max_t(u64, sums->maxrss_kb, rss << (PAGE_SHIFT - 10));
+}
+
+/* A job's accounting so far; job->lock held. */
+static void job_fill_acct(struct job *job, struct job_acct *acct)
+{
+	struct job_sums sums = job->spent;
+	struct job_member *m;
+
+	lockdep_assert_held(&job->lock);
+	list_for_each_entry(m, &job->members, link) {
+		struct job_sums live = { 0 };
+
+		job_sums_add_task(&live, m->task);
+		sums.utime_ns += live.utime_ns;
+		sums.stime_ns += live.stime_ns;
+		sums.read_bytes += live.read_bytes;
+		sums.write_bytes += live.write_bytes;
+		sums.maxrss_kb = max(sums.maxrss_kb, live.maxrss_kb);
+	}
+	memset(acct, 0, sizeof(*acct));
+	acct->jid = job->jid;
+	acct->start_time_ns = job->start_time_ns;
+	acct->utime_ns = sums.utime_ns;
+	acct->stime_ns = sums.stime_ns;
+	acct->maxrss_kb = sums.maxrss_kb;
+	acct->read_bytes = sums.read_bytes;
+	acct->write_bytes = sums.write_bytes;
+	acct->nr_processes = sums.nr_processes;
+	acct->nr_tasks = sums.nr_tasks;
+	acct->uid = from_kuid_munged(current_user_ns(), job->owner);
+	acct->exit_status = job->last_status;
+	acct->ended = job->ended;
+}
+
+/* Keeps the final record of an ended job, dropping the oldest if full. */
+static void job_keep_record(struct job *job)
+{
+	struct job_record *rec, *old = NULL;
+
+	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+	/* Without memory the record is lost; the job still ends. */
+	if (!rec)
+		return;
+	mutex_lock(&job->lock);
+	job_fill_acct(job, &rec->acct);
+	mutex_unlock(&job->lock);
+	rec->acct.uid = from_kuid(&init_user_ns, job->owner);
+	rec->acct.end_time_ns = ktime_get_real_ns();
+
+	mutex_lock(&job_table_lock);
+	list_add_tail(&rec->link, &job_backlog);
+	if (++job_backlog_len > acct_backlog) {
+		old = list_first_entry(&job_backlog, struct job_record, link);
+		list_del(&old->link);
+		job_backlog_len--;
+	}
+	mutex_unlock(&job_table_lock);
+	kfree(old);
+}
+
+/* ---- membership ---------------------------------------------------------- */
+
+static bool job_task_is_process(struct task_struct *task)
+{
+	return thread_group_leader(task);
+}
+
+/* Adds @task to @job's list; the caller then subscribes it.  lock held. */
+static struct job_member *job_member_add_locked(struct job *job,
+						struct task_struct *task)
+{
+	struct job_member *m = kzalloc(sizeof(*m), GFP_KERNEL);
+
+	lockdep_assert_held(&job->lock);
+	if (!m)
+		return NULL;
+	refcount_inc(&job->ref);
+	m->job = job;
+	m->task = task;
+	list_add_tail(&m->link, &job->members);
+	job->nr_tasks++;
+	job->spent.nr_tasks++;
+	if (job_task_is_process(task)) {
+		job->nr_processes++;
+		job->spent.nr_processes++;
+	}
+	return m;
+}
+
+/* The end of a job: out of the table, a final record, waiters woken. */
+static void job_end(struct job *job)
+{
+	mutex_lock(&job_table_lock);
+	hash_del(&job->table_node);
+	job_count--;
+	mutex_unlock(&job_table_lock);
+	job_keep_record(job);
+	wake_up_all(&job->ended_wq);
+}
+
+/* @m leaves its job, by exit (status) or detach; the last one ends it. */
+static void job_member_leave(struct job_member *m, int status)
+{
+	struct job *job = m->job;
+	bool ended;
+
+	mutex_lock(&job->lock);
+	job_sums_add_task(&job->spent, m->task);
+	list_del(&m->link);
+	job->nr_tasks--;
+	if (job_task_is_process(m->task))
+		job->nr_processes--;
+	job->last_status = status;
+	ended = !job->nr_tasks;
+	job->ended = ended;
+	mutex_unlock(&job->lock);
+	if (ended)
+		job_end(job);
+	kfree(m);
+	job_put(job);
+}
+
+/* Sends the kills logged since @task was created to it; job->lock held. */
+static void job_replay_kills(struct job *job, struct task_struct *task)
+{
+	unsigned int i, n = min_t(unsigned int, job->nr_kills, JOB_KILL_LOG);
+
+	/* A new thread shares its process's pending signals already. */
+	if (!job_task_is_process(task))
+		return;
+	for (i = 0; i < n; i++)
+		if (job->kills[i].end_ns >= task->start_time)
+			kill_pid(task_tgid(task), job->kills[i].sig, 1);
+}
+
+static int job_fork(struct task_struct *task, struct pnotify_subscriber *sub,
+		    void *parent_data)
+{
+	struct job *job = ((struct job_member *)parent_data)->job;
+	struct job_member *m;
+
+	mutex_lock(&job->lock);
+	/* Forked while the job was being detached: not a member. */
+	if (job->detaching) {
+		mutex_unlock(&job->lock);
+		return 1;
+	}
+	m = job_member_add_locked(job, task);
+	if (m)
+		job_replay_kills(job, task);
+	mutex_unlock(&job->lock);
+	if (!m)
+		return -ENOMEM;
+	sub->data = m;
+	return 0;
+}
+
+static void job_exit(struct task_struct *task, struct pnotify_subscriber *sub)
+{
+	job_member_leave(sub->data, task->flags & PF_EXITING ?
+			 READ_ONCE(task->exit_code) : 0);
+}
+
+static struct pnotify_events job_events = {
+	.module = THIS_MODULE,
+	.name = "job",
+	.fork = job_fork,
+	.exit = job_exit,
+};
+
+/* Makes @task a member of @job, leaving any job it was in. */
+static int job_attach_task(struct job *job, struct task_struct *task)
+{
+	struct job_member *m;
+	int err;
+
+	pnotify_unsubscribe(task, &job_events);
+	mutex_lock(&job->lock);
+	m = job->ended ? NULL : job_member_add_locked(job, task);
+	err = job->ended ? -ENODATA : m ? 0 : -ENOMEM;
+	mutex_unlock(&job->lock);
+	if (err)
+		return err;
+	err = pnotify_subscribe(task, &job_events, m);
+	if (err)
+		job_member_leave(m, 0);
+	return err;
+}
+
+/*
+ * References the threads of the process @leader into a new array; returns
+ * their number or < 0.
+ */
+static int job_process_threads(struct task_struct *leader,
+			       struct task_struct ***out)
+{
+	struct task_struct *t, **tasks;
+	int n = 0, cap = get_nr_threads(leader) + 8;
+
+	tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL);
+	if (!tasks)
+		return -ENOMEM;
+	rcu_read_lock();
+	for_each_thread(leader, t) {
+		if (n == cap)
+			break;
+		get_task_struct(t);
+		tasks[n++] = t;
+	}
+	rcu_read_unlock();
+	*out = tasks;
+	return n;
+}
+
+static void job_put_tasks(struct task_struct **tasks, int n)
+{
+	while (n)
+		put_task_struct(tasks[--n]);
+	kvfree(tasks);
+}
+
+/* Attaches every thread of the process @leader to @job. */
+static int job_attach_process(struct job *job, struct task_struct *leader)
+{
+	struct task_struct **tasks;
+	int n, i, err = 0;
+
+	n = job_process_threads(leader, &tasks);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && !err; i++)
+		err = job_attach_task(job, tasks[i]);
+	job_put_tasks(tasks, n);
+	return err;
+}
+
+/* Detaches every thread of the process @leader from its job. */
+static int job_detach_process(struct task_struct *leader)
+{
+	struct task_struct **tasks;
+	int n, i, detached = 0;
+
+	n = job_process_threads(leader, &tasks);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		detached += !pnotify_unsubscribe(tasks[i], &job_events);
+	job_put_tasks(tasks, n);
+	return detached;
+}
+
+/* The job @task is in, referenced, or NULL. */
+static struct job *job_of_task(struct task_struct *task)
+{
+	struct pnotify_subscriber *sub;
+	struct job *job = NULL;
+
+	sub = pnotify_get_subscriber(task, job_events.name);
+	if (sub) {
+		job = ((struct job_member *)sub->data)->job;
+		refcount_inc(&job->ref);
+		pnotify_put_subscriber(sub);
+	}
+	return job;
+}
+
+/* The process (thread group leader) of a pid in the caller's namespace. */
+static struct task_struct *job_find_process(pid_t pid)
+{
+	struct task_struct *task = NULL;
+
+	if (pid <= 0)
+		return ERR_PTR(-ESRCH);
+	rcu_read_lock();
+	task = pid_task(find_vpid(pid), PIDTYPE_PID);
+	if (task) {
+		task = task->group_leader;
+		get_task_struct(task);
+	}
+	rcu_read_unlock();
+	return task ?: ERR_PTR(-ESRCH);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+static bool job_privileged(void)
+{
+	return capable(CAP_SYS_RESOURCE);
+}
+
+static long job_create(void *arg)
+{
+	struct job_create *req = arg;
+	struct job *job;
+	kuid_t owner;
+	int err;
+
+	if (!job_privileged())
+		return -EPERM;
+	if (req->options)
+		return -EINVAL;
+	owner = make_kuid(current_user_ns(), req->user);
+	if (!uid_valid(owner))
+		return -EINVAL;
+	if (READ_ONCE(job_hid) == JOB_HID_DISABLED) {
+		req->r_jid = 0;
+		return 0;
+	}
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return -ENOMEM;
+	refcount_set(&job->ref, 1);
+	mutex_init(&job->lock);
+	INIT_LIST_HEAD(&job->members);
+	init_waitqueue_head(&job->ended_wq);
+	job->owner = owner;
+	job->prime = get_task_pid(current, PIDTYPE_TGID);
+	job->start_time_ns = ktime_get_real_ns();
+	err = job_insert(job, req->jid);
+	if (err) {
+		job_put(job);
+		return err;
+	}
+	req->r_jid = job->jid;
+	err = job_attach_process(job, current->group_leader);
+	/* A job with no member is ended by the last leave; one never joined: */
+	mutex_lock(&job->lock);
+	if (!job->nr_tasks && !job->ended) {
+		job->ended = true;
+		mutex_unlock(&job->lock);
+		job_end(job);
+	} else {
+		mutex_unlock(&job->lock);
+	}
+	job_put(job);
+	return err;
+}
+
+static long job_getjid(void *arg)
+{
+	struct job_getjid *req = arg;
+	struct task_struct *task = job_find_process(req->pid);
+	struct job *job;
+
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	job = job_of_task(task);
+	put_task_struct(task);
+	if (!job)
+		return -ENODATA;
+	req->r_jid = job->jid;
+	job_put(job);
+	return 0;
+}
+
+static long job_waitjid(void *arg)
+{
+	struct job_waitjid *req = arg;
+	struct job *job;
+	int err;
+
+	if (req->options)
+		return -EINVAL;
+	job = job_get(req->jid);
+	if (!job)
+		return -ENODATA;
+	err = wait_event_interruptible(job->ended_wq, READ_ONCE(job->ended));
+	if (!err) {
+		req->r_jid = job->jid;
+		req->stat = job->last_status;
+	}
+	job_put(job);
+	return err;
+}
+
+static bool job_may_signal(struct job *job)
+{
+	return uid_eq(current_euid(), job->owner) ||
+	       uid_eq(current_uid(), job->owner) || job_privileged();
+}
+
+/*
+ * Signals every process of the job once.  Children forked while this runs
+ * join after it (joining takes job->lock) and get the signal then, from the
+ * kill log: even a non-fatal signal cannot be escaped by forking.
+ */
+static long job_killjid(void *arg)
+{
+	struct job_killjid *req = arg;
+	struct job_member *m;
+	struct job *job;
+	int signalled = 0;
+
+	if (req->sig < 0 || req->sig >= _NSIG)
+		return -EINVAL;
+	job = job_get(req->jid);
+	if (!job)
+		return -ENODATA;
+	if (!job_may_signal(job)) {
+		job_put(job);
+		return -EPERM;
+	}
+	mutex_lock(&job->lock);
+	list_for_each_entry(m, &job->members, link) {
+		if (!job_task_is_process(m->task))
+			continue;
+		if (!req->sig || !kill_pid(task_tgid(m->task), req->sig, 1))
+			signalled++;
+	}
+	if (req->sig) {
+		struct job_kill *k = &job->kills[job->nr_kills++ % JOB_KILL_LOG];
+
+		k->sig = req->sig;
+		k->end_ns = ktime_get_ns();
+	}
+	mutex_unlock(&job->lock);
+	job_put(job);
+	req->r_val = signalled;
+	return 0;
+}
+
+static long job_getjidcnt(void *arg)
+{
+	struct job_jidcnt *req = arg;
+
+	mutex_lock(&job_table_lock);
+	req->r_val = job_count;
+	mutex_unlock(&job_table_lock);
+	return 0;
+}
+
+static long job_getjidlst(void *arg)
+{
+	struct job_jidlst *req = arg;
+	unsigned int bkt, n = 0, cap;
+	struct job *job;
+	u64 *jids;
+	long err = 0;
+
+	if (req->r_val < 0)
+		return -EINVAL;
+	mutex_lock(&job_table_lock);
+	cap = min_t(unsigned int, req->r_val, job_count);
+	jids = kvmalloc_array(max(cap, 1U), sizeof(*jids), GFP_KERNEL);
+	if (jids) {
+		hash_for_each(job_table, bkt, job, table_node) {
+			if (n == cap)
+				break;
+			jids[n++] = job->jid;
+		}
+	}
+	mutex_unlock(&job_table_lock);
+	if (!jids)
+		return -ENOMEM;
+	if (copy_to_user((void __user *)req->jid, jids, n * sizeof(*jids)))
+		err = -EFAULT;
+	kvfree(jids);
+	req->r_val = n;
+	return err;
+}
+
+static long job_getpidcnt(void *arg)
+{
+	struct job_pidcnt *req = arg;
+	struct job *job = job_get(req->jid);
+
+	if (!job)
+		return -ENODATA;
+	mutex_lock(&job->lock);
+	req->r_val = job->nr_processes;
+	mutex_unlock(&job->lock);
+	job_put(job);
+	return 0;
+}
+
+static long job_getpidlst(void *arg)
+{
+	struct job_pidlst *req = arg;
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	unsigned int n = 0, cap;
+	struct job_member *m;
+	struct job *job;
+	pid_t *pids;
+	long err = 0;
+
+	if (req->r_val < 0)
+		return -EINVAL;
+	job = job_get(req->jid);
+	if (!job)
+		return -ENODATA;
+	mutex_lock(&job->lock);
+	cap = min_t(unsigned int, req->r_val, job->nr_processes);
+	pids = kvmalloc_array(max(cap, 1U), sizeof(*pids), GFP_KERNEL);
+	if (pids) {
+		list_for_each_entry(m, &job->members, link) {
+			pid_t pid;
+
+			if (n == cap)
+				break;
+			if (!job_task_is_process(m->task))
+				continue;
+			/* Processes outside the caller's pid namespace: none. */
+			pid = task_tgid_nr_ns(m->task, ns);
+			if (pid)
+				pids[n++] = pid;
+		}
+	}
+	mutex_unlock(&job->lock);
+	job_put(job);
+	if (!pids)
+		return -ENOMEM;
+	if (copy_to_user((void __user *)req->pid, pids, n * sizeof(*pids)))
+		err = -EFAULT;
+	kvfree(pids);
+	req->r_val = n;
+	return err;
+}
+
+static long job_getuser(void *arg)
+{
+	struct job_user *req = arg;
+	struct job *job = job_get(req->jid);
+
+	if (!job)
+		return -ENODATA;
+	req->r_user = from_kuid_munged(current_user_ns(), job->owner);
+	job_put(job);
+	return 0;
+}
+
+static long job_getprimepid(void *arg)
+{
+	struct job_primepid *req = arg;
+	struct job *job = job_get(req->jid);
+	long err = 0;
+
+	if (!job)
+		return -ENODATA;
+	mutex_lock(&job->lock);
+	if (job->nr_processes)
+		req->r_pid = pid_vnr(job->prime);
+	else
+		err = -ESRCH;
+	mutex_unlock(&job->lock);
+	job_put(job);
+	return err;
+}
+
+static long job_sethid(void *arg)
+{
+	struct job_sethid *req = arg;
+
+	if (!job_privileged())
+		return -EPERM;
+	if (req->hid > U32_MAX)
+		return -EINVAL;
+	mutex_lock(&job_table_lock);
+	req->r_hid = job_hid;
+	WRITE_ONCE(job_hid, req->hid);
+	mutex_unlock(&job_table_lock);
+	return 0;
+}
+
+static long job_detachjid(void *arg)
+{
+	struct job_detachjid *req = arg;
+	struct task_struct **tasks;
+	struct job_member *m;
+	struct job *job;
+	int n = 0, i, processes = 0;
+
+	if (!job_privileged())
+		return -EPERM;
+	job = job_get(req->jid);
+	if (!job)
+		return -ENODATA;
+	mutex_lock(&job->lock);
+	job->detaching = true;
+	tasks = kvmalloc_array(max(job->nr_tasks, 1U), sizeof(*tasks),
+			       GFP_KERNEL);
+	if (tasks) {
+		list_for_each_entry(m, &job->members, link) {
+			get_task_struct(m->task);
+			tasks[n++] = m->task;
+		}
+	}
+	mutex_unlock(&job->lock);
+	for (i = 0; i < n; i++)
+		if (!pnotify_unsubscribe(tasks[i], &job_events) &&
+		    job_task_is_process(tasks[i]))
+			processes++;
+	if (tasks)
+		job_put_tasks(tasks, n);
+	job_put(job);
+	if (!tasks)
+		return -ENOMEM;
+	req->r_val = processes;
+	return 0;
+}
+
+static long job_detachpid(void *arg)
+{
+	struct job_detachpid *req = arg;
+	struct task_struct *task;
+	struct job *job;
+	int err;
+
+	if (!job_privileged())
+		return -EPERM;
+	task = job_find_process(req->pid);
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	job = job_of_task(task);
+	if (!job) {
+		put_task_struct(task);
+		return -ENODATA;
+	}
+	req->r_jid = job->jid;
+	job_put(job);
+	err = job_detach_process(task);
+	put_task_struct(task);
+	return err < 0 ? err : 0;
+}
+
+static long job_attachpid(void *arg)
+{
+	struct job_attachpid *req = arg;
+	struct task_struct *task;
+	struct job *job, *current_job;
+	int err;
+
+	if (!job_privileged())
+		return -EPERM;
+	task = job_find_process(req->pid);
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	current_job = job_of_task(task);
+	if (current_job) {
+		job_put(current_job);
+		put_task_struct(task);
+		return -EINVAL;
+	}
+	job = job_get(req->r_jid);
+	if (!job) {
+		put_task_struct(task);
+		return -ENODATA;
+	}
+	err = job_attach_process(job, task);
+	job_put(job);
+	put_task_struct(task);
+	return err;
+}
+
+static long job_getinfo(void *arg)
+{
+	struct job_info *req = arg;
+	struct job *job = job_get(req->jid);
+
+	if (!job)
+		return -ENODATA;
+	mutex_lock(&job->lock);
+	req->start_time_ns = job->start_time_ns;
+	req->uid = from_kuid_munged(current_user_ns(), job->owner);
+	req->prime_pid = job->nr_processes ? pid_vnr(job->prime) : 0;
+	req->nr_processes = job->nr_processes;
+	req->nr_tasks = job->nr_tasks;
+	mutex_unlock(&job->lock);
+	job_put(job);
+	return 0;
+}
+
+static long job_getacct(void *arg)
+{
+	struct job_acct *req = arg;
+	struct job_record *rec;
+	struct job *job = job_get(req->jid);
+
+	if (job) {
+		mutex_lock(&job->lock);
+		job_fill_acct(job, req);
+		mutex_unlock(&job->lock);
+		job_put(job);
+		return 0;
+	}
+	mutex_lock(&job_table_lock);
+	list_for_each_entry_reverse(rec, &job_backlog, link) {
+		if (rec->acct.jid == req->jid) {
+			*req = rec->acct;
+			req->uid = from_kuid_munged(current_user_ns(),
+						    make_kuid(&init_user_ns,
+							      rec->acct.uid));
+			mutex_unlock(&job_table_lock);
+			return 0;
+		}
+	}
+	mutex_unlock(&job_table_lock);
+	return -ENODATA;
+}
+
+static long job_readacct(void *arg)
+{
+	struct job_acct *req = arg;
+	struct job_record *rec;
+
+	if (!job_privileged())
+		return -EPERM;
+	mutex_lock(&job_table_lock);
+	rec = list_first_entry_or_null(&job_backlog, struct job_record, link);
+	if (rec) {
+		list_del(&rec->link);
+		job_backlog_len--;
+	}
+	mutex_unlock(&job_table_lock);
+	if (!rec)
+		return -ENODATA;
+	*req = rec->acct;
+	req->uid = from_kuid_munged(current_user_ns(),
+				    make_kuid(&init_user_ns, rec->acct.uid));
+	kfree(rec);
+	return 0;
+}
+
+/* ---- the ioctl entry ------------------------------------------------------ */
+
+/*
+ * One field of a request.  A 32-bit caller lays the same fields out with
+ * 4-byte pointers and longs ("word" fields) and, on x86, 4-byte aligned u64:
+ * job_convert() derives that layout from this list.
+ */
+struct job_field {
+	unsigned short offset, size;
+	bool word;
+};
+
+struct job_op {
+	long (*handler)(void *arg);
+	size_t size;
+	const struct job_field *fields;	/* NULL: same layout for 32 bits */
+	unsigned int nr_fields;
+};
+
+#define JOB_F(s, f) { offsetof(struct s, f), sizeof_field(struct s, f), false }
+#define JOB_W(s, f) { offsetof(struct s, f), sizeof_field(struct s, f), true }
+#define JOB_FIELDS(s, ...) \
+	static const struct job_field s##_fields[] = { __VA_ARGS__ }
+
+JOB_FIELDS(job_create, JOB_F(job_create, r_jid), JOB_F(job_create, jid),
+	   JOB_F(job_create, user), JOB_F(job_create, options));
+JOB_FIELDS(job_getjid, JOB_F(job_getjid, r_jid), JOB_F(job_getjid, pid));
+JOB_FIELDS(job_waitjid, JOB_F(job_waitjid, r_jid), JOB_F(job_waitjid, jid),
+	   JOB_F(job_waitjid, stat), JOB_F(job_waitjid, options));
+JOB_FIELDS(job_killjid, JOB_F(job_killjid, r_val), JOB_F(job_killjid, jid),
+	   JOB_F(job_killjid, sig));
+JOB_FIELDS(job_jidcnt, JOB_F(job_jidcnt, r_val));
+JOB_FIELDS(job_jidlst, JOB_F(job_jidlst, r_val), JOB_W(job_jidlst, jid));
+JOB_FIELDS(job_pidcnt, JOB_F(job_pidcnt, r_val), JOB_F(job_pidcnt, jid));
+JOB_FIELDS(job_pidlst, JOB_F(job_pidlst, r_val), JOB_W(job_pidlst, pid),
+	   JOB_F(job_pidlst, jid));
+JOB_FIELDS(job_user, JOB_F(job_user, r_user), JOB_F(job_user, jid));
+JOB_FIELDS(job_primepid, JOB_F(job_primepid, r_pid),
+	   JOB_F(job_primepid, jid));
+JOB_FIELDS(job_sethid, JOB_W(job_sethid, r_hid), JOB_W(job_sethid, hid));
+JOB_FIELDS(job_detachjid, JOB_F(job_detachjid, r_val),
+	   JOB_F(job_detachjid, jid));
+JOB_FIELDS(job_detachpid, JOB_F(job_detachpid, r_jid),
+	   JOB_F(job_detachpid, pid));
+JOB_FIELDS(job_attachpid, JOB_F(job_attachpid, r_jid),
+	   JOB_F(job_attachpid, pid));
+
+#define JOB_OP(nr, fn, s) \
+	[nr] = { fn, sizeof(struct s), s##_fields, ARRAY_SIZE(s##_fields) }
+#define JOB_OP_FIXED(nr, fn, s) \
+	[nr] = { fn, sizeof(struct s) }
+
+static const struct job_op job_ops[] = {
+	JOB_OP(JOB_CREATE, job_create, job_create),
+	JOB_OP(JOB_GETJID, job_getjid, job_getjid),
+	JOB_OP(JOB_WAITJID, job_waitjid, job_waitjid),
+	JOB_OP(JOB_KILLJID, job_killjid, job_killjid),
+	JOB_OP(JOB_GETJIDCNT, job_getjidcnt, job_jidcnt),
+	JOB_OP(JOB_GETJIDLST, job_getjidlst, job_jidlst),
+	JOB_OP(JOB_GETPIDCNT, job_getpidcnt, job_pidcnt),
+	JOB_OP(JOB_GETPIDLST, job_getpidlst, job_pidlst),
+	JOB_OP(JOB_GETUSER, job_getuser, job_user),
+	JOB_OP(JOB_GETPRIMEPID, job_getprimepid, job_primepid),
+	JOB_OP(JOB_SETHID, job_sethid, job_sethid),
+	JOB_OP(JOB_DETACHJID, job_detachjid, job_detachjid),
+	JOB_OP(JOB_DETACHPID, job_detachpid, job_detachpid),
+	JOB_OP(JOB_ATTACHPID, job_attachpid, job_attachpid),
+	JOB_OP_FIXED(JOB_GETINFO, job_getinfo, job_info),
+	JOB_OP_FIXED(JOB_GETACCT, job_getacct, job_acct),
+	JOB_OP_FIXED(JOB_READACCT, job_readacct, job_acct),
+};
+
+union job_args {
+	struct job_create create;
+	struct job_getjid getjid;
+	struct job_waitjid waitjid;
+	struct job_killjid killjid;
+	struct job_jidlst jidlst;
+	struct job_pidlst pidlst;
+	struct job_sethid sethid;
+	struct job_info info;
+	struct job_acct acct;
+};
+
+#ifdef CONFIG_COMPAT
+#define JOB_COMPAT_U64_ALIGN __alignof__(compat_u64)
+#else
+#define JOB_COMPAT_U64_ALIGN 8
+#endif
+
+/*
+ * Moves a request between its 32-bit layout in @compat and the native one;
+ * returns the 32-bit size.  Words are widened with zero extension (a
+ * compat_uptr_t is a zero-extended address) and narrowed by truncation.
+ */
+static size_t job_convert(const struct job_op *op, void *native, void *compat,
+			  bool to_native)
+{
+	size_t off = 0, size;
+	unsigned int i;
+
+	for (i = 0; i < op->nr_fields; i++) {
+		const struct job_field *f = &op->fields[i];
+		void *n = native + f->offset;
+
+		size = f->word ? 4 : f->size;
+		off = ALIGN(off, min_t(size_t, size, JOB_COMPAT_U64_ALIGN));
+		if (native && to_native) {
+			memset(n, 0, f->size);
+			memcpy(n, compat + off, size);
+		} else if (native) {
+			memcpy(compat + off, n, size);
+		}
+		off += size;
+	}
+	return ALIGN(off, 4);
+}
+
+static long job_ioctl_common(unsigned int cmd, void __user *uarg, bool compat)
+{
+	u8 compat_buf[sizeof(union job_args)];
+	union job_args args;
+	const struct job_op *op;
+	unsigned int nr = _IOC_NR(cmd);
+	size_t usize;
+	long err;
+
+	if (_IOC_TYPE(cmd) != JOB_IOCTL_TYPE || nr >= ARRAY_SIZE(job_ops) ||
+	    !job_ops[nr].handler || _IOC_SIZE(cmd) != (compat ? 4 : sizeof(void *)))
+		return -EBADRQC;
+	if (!uarg)
+		return -EINVAL;
+	op = &job_ops[nr];
+	compat = compat && op->fields;
+	usize = compat ? job_convert(op, NULL, NULL, false) : op->size;
+	memset(&args, 0, sizeof(args));
+	if (copy_from_user(compat ? (void *)compat_buf : (void *)&args, uarg,
+			   usize))
+		return -EFAULT;
+	if (compat)
+		job_convert(op, &args, compat_buf, true);
+	err = op->handler(&args);
+	if (err)
+		return err;
+	if (compat)
+		job_convert(op, &args, compat_buf, false);
+	if (copy_to_user(uarg, compat ? (void *)compat_buf : (void *)&args,
+			 usize))
+		return -EFAULT;
+	return 0;
+}
+
+static long job_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	return job_ioctl_common(cmd, (void __user *)arg, false);
+}
+
+#ifdef CONFIG_COMPAT
+static long job_compat_ioctl(struct file *file, unsigned int cmd,
+			     unsigned long arg)
+{
+	return job_ioctl_common(cmd, compat_ptr(arg), true);
+}
+#endif
+
+static const struct proc_ops job_proc_ops = {
+	.proc_ioctl = job_ioctl,
+#ifdef CONFIG_COMPAT
+	.proc_compat_ioctl = job_compat_ioctl,
+#endif
+};
+
+static int __init job_init(void)
+{
+	int err = pnotify_register(&job_events);
+
+	if (err)
+		return err;
+	if (!proc_create("job", 0444, NULL, &job_proc_ops)) {
+		pnotify_unregister(&job_events);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Unregistering ends every membership, hence every job. */
+static void __exit job_exit_module(void)
+{
+	struct job_record *rec, *next;
+
+	remove_proc_entry("job", NULL);
+	pnotify_unregister(&job_events);
+	list_for_each_entry_safe(rec, next, &job_backlog, link)
+		kfree(rec);
+}
+
+module_init(job_init);
+module_exit(job_exit_module);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Job containers: inescapable process groups with SGI's job ABI");
