@@ -39,7 +39,7 @@ modules:
 	modinfo -F vermagic src/pnotify.ko | cut -d' ' -f1 > $(BUILD)/kver
 
 userspace: $(TEST_BINS) $(BUILD)/bin/jobctl $(LIBJOB_SO) \
-	$(BUILD)/lib/pkgconfig/libjob.pc $(UNIT_BINS)
+	$(BUILD)/lib/pkgconfig/libjob.pc $(UNIT_BINS) $(COMPAT_BINS)
 
 # Static programs, so that they run in the VM's initramfs as they are.
 $(BUILD)/bin/%: tests/%.c userspace/job.h include/uapi/job.h $(BUILD)/lib/libjob.a
@@ -50,6 +50,17 @@ $(BUILD)/bin/jobctl: $(JOBCTL_SOURCES) $(JOBCTL_HEADERS) $(BUILD)/lib/libjob.a
 	mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(UAPI_CFLAGS) -o $@ $(JOBCTL_SOURCES) $(BUILD)/lib/libjob.a $(STATIC_LDFLAGS)
 	for c in $(SGI_COMMANDS); do ln -sf jobctl $(BUILD)/bin/$$c; done
+
+# 32-bit builds of jobctl and jobtest exercise job.ko's compat_ioctl.
+COMPAT_BINS = $(BUILD)/bin/jobctl32 $(BUILD)/bin/jobtest32
+
+$(BUILD)/bin/jobctl32: $(JOBCTL_SOURCES) $(JOBCTL_HEADERS) userspace/libjob.c
+	mkdir -p $(dir $@)
+	$(CC) -m32 $(CFLAGS) $(UAPI_CFLAGS) -o $@ $(JOBCTL_SOURCES) userspace/libjob.c $(STATIC_LDFLAGS)
+
+$(BUILD)/bin/jobtest32: tests/jobtest.c userspace/job.h include/uapi/job.h userspace/libjob.c
+	mkdir -p $(dir $@)
+	$(CC) -m32 $(CFLAGS) $(UAPI_CFLAGS) -o $@ $< userspace/libjob.c $(STATIC_LDFLAGS)
 
 $(BUILD)/lib/libjob.a: userspace/libjob.c userspace/job.h include/uapi/job.h
 	mkdir -p $(dir $@)
@@ -72,7 +83,9 @@ check: deps
 
 demo: deps
 	$(MAKE) all
-	tests/vm/run.sh --verbose demo
+	tests/vm/run.sh --scenarios tests/vm/demo demo
+	@sed -n '/^@@PN BEGIN demo/,/^@@PN DMESG demo/p' $(BUILD)/vm/logs/latest.log | \
+		grep -v -e '^@@PN' -e '^pn: '
 
 vm-shell: all
 	tests/vm/run.sh --shell

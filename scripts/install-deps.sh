@@ -4,7 +4,7 @@
 set -eu
 
 packages="
-	build-essential libc6-dev kmod cpio gzip valgrind
+	build-essential libc6-dev gcc-multilib libc6-dev-i386 kmod cpio gzip valgrind
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 busybox-static keyutils
 	linux-source-6.1 xz-utils perl

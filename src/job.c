@@ -33,6 +33,7 @@
 #include <linux/uaccess.h>
 #include <pnotify.h>
 #include <uapi/job.h>
+#include "wrapper/compat.h"
 
 static unsigned int job_hid;
 module_param_named(hid, job_hid, uint, 0444);
@@ -994,12 +995,6 @@ union job_args {
 	struct job_acct acct;
 };
 
-#ifdef CONFIG_COMPAT
-#define JOB_COMPAT_U64_ALIGN __alignof__(compat_u64)
-#else
-#define JOB_COMPAT_U64_ALIGN 8
-#endif
-
 /*
  * Moves a request between its 32-bit layout in @compat and the native one;
  * returns the 32-bit size.  Words are widened with zero extension (a
@@ -1008,7 +1003,7 @@ union job_args {
 static size_t job_convert(const struct job_op *op, void *native, void *compat,
 			  bool to_native)
 {
-	size_t off = 0, size;
+	size_t off = 0, size, u64_align = pn_compat_u64_align();
 	unsigned int i;
 
 	for (i = 0; i < op->nr_fields; i++) {
@@ -1016,7 +1011,7 @@ static size_t job_convert(const struct job_op *op, void *native, void *compat,
 		void *n = native + f->offset;
 
 		size = f->word ? 4 : f->size;
-		off = ALIGN(off, min_t(size_t, size, JOB_COMPAT_U64_ALIGN));
+		off = ALIGN(off, min(size, u64_align));
 		if (native && to_native) {
 			memset(n, 0, f->size);
 			memcpy(n, compat + off, size);

@@ -3,7 +3,7 @@
 # kernel.  Its last line is "N passed, N failed"; exit status 0 iff none failed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 
 check() {
 	local name=$1
@@ -20,9 +20,10 @@ check() {
 
 # Adds a runner's closing "N passed, N failed" line to the totals.
 add_counts() {
-	if [[ $1 =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+	if [[ $1 =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)?$ ]]; then
 		passed=$((passed + BASH_REMATCH[1]))
 		failed=$((failed + BASH_REMATCH[2]))
+		skipped=$((skipped + ${BASH_REMATCH[4]:-0}))
 	else
 		echo "FAIL $2: no result"
 		failed=$((failed + 1))
@@ -44,8 +45,33 @@ for t in "$top"/build/unit/*; do
 	add_counts "$(echo "$out" | tail -n 1)" "$name"
 done
 
-"$top/tests/vm/run.sh" "$@" all | tee "$top/build/vm.log"
-add_counts "$(tail -n 1 "$top/build/vm.log")" vm
+# The stock lane: the installed Debian kernel.
+vm_lane() {
+	local name=$1
+	shift
+	echo "== VM lane: $name"
+	"$top/tests/vm/run.sh" "$@" all | tee "$top/build/vm-$name.log"
+	add_counts "$(tail -n 1 "$top/build/vm-$name.log")" "vm-$name"
+}
 
-echo "$passed passed, $failed failed"
+lanes=${PN_LANES:-stock debug}
+[[ " $lanes " = *" stock "* ]] && vm_lane stock
+
+# The debug lane: KASAN, lockdep, atomic-sleep checks, kmemleak, UBSAN,
+# failslab.  Loops are scaled down: a fork costs ~15x more there.
+if [[ " $lanes " = *" debug "* ]]; then
+	if tree=$("$top/scripts/build-debug-kernel.sh"); then
+		dbg=$top/build/debug
+		make -C "$top" --no-print-directory modules KDIR="$tree" BUILD="$dbg" > "$top/build/debug-modules.log" 2>&1 &&
+			ln -sfn ../bin "$dbg/bin" &&
+			vm_lane debug --kernel "$tree/arch/x86/boot/bzImage" --build "$dbg" \
+				--timeout 1200 --env "PN_SCALE_PCT=${PN_DEBUG_SCALE_PCT:-10}" ||
+			{ echo "FAIL debug lane: modules did not build (build/debug-modules.log)"; failed=$((failed + 1)); }
+	else
+		echo "FAIL debug lane: the debug kernel did not build"
+		failed=$((failed + 1))
+	fi
+fi
+
+echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
 [ "$failed" = 0 ]

@@ -24,6 +24,12 @@ pn_unload() {
 	pn_log "unloaded $1"
 }
 
+# pn_skip REASON: this kernel cannot run the scenario (exit status 77).
+pn_skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
 # pn_assert_eq NAME EXPECTED ACTUAL
 pn_assert_eq() {
 	[ "$2" = "$3" ] || pn_fail "$1: expected '$2', got '$3'"

@@ -82,6 +82,7 @@ parse_log() {
 		if ((indmesg || text ~ /\[ *[0-9]+\.[0-9]+\] /) && text ~ splat_re &&
 		    text !~ /Kernel command line:/)
 			splat(cur == "" ? "boot/shutdown" : cur, text)
+		if (cur != "" && !indmesg && line ~ /^SKIP: /) skipwhy[cur] = substr(line, 7)
 		if (!i) next
 		n = split(substr(line, i + 5), f, " ")
 		indmesg = 0
@@ -104,6 +105,11 @@ parse_log() {
 				reason = "no result (timeout or VM crash), see log"
 			} else {
 				rc = val[name, "rc"]
+				if (rc == 77 && val[name, "leftover"] == "" && !(name in nsplat)) {
+					nskip++
+					printf "SKIP %s: %s\n", name, skipwhy[name]
+					continue
+				}
 				if (rc == 137) reason = "killed by the scenario timeout (rc=137)"
 				else if (rc == 127) reason = "scenario not found (rc=127)"
 				else if (rc != 0) reason = "exit status " rc
@@ -120,7 +126,7 @@ parse_log() {
 			printf "FAIL boot/shutdown: VM did not finish (no @@PN DONE) (log: %s)\n%s", logf, splats["boot/shutdown"]
 		} else if ("boot/shutdown" in nsplat)
 			report("boot/shutdown", "")
-		printf "%d passed, %d failed\n", npass, nfail
+		printf "%d passed, %d failed%s\n", npass, nfail, nskip ? ", " nskip " skipped" : ""
 		exit nfail > 0
 	}' "$log"
 }

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * forkexit: the fork benchmark of SGI's pnotify/job postings.  Forks N
+ * children that exit at once, reaping each, and reports how often fork
+ * failed, the elapsed time and the forks per second.
+ *
+ *   forkexit [-q] [-j] N
+ *
+ * -q prints one machine-readable line:
+ *   forks=N errors=E seconds=S per_second=P
+ * -j makes each child check, before it exits, that it is in its parent's
+ *    job: a child that runs outside it has escaped, and forkexit fails.
+ *    Children killed before they ran (a failed fork callback) are counted.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "../userspace/job.h"
+
+/* A -j child's exit status: in the job, outside it, or could not tell. */
+enum { CHILD_IN_JOB, CHILD_ESCAPED = 3, CHILD_UNKNOWN = 4 };
+
+struct forkexit_counts {
+	long errors, escaped, killed;
+};
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: forkexit [-q] [-j] N\n");
+	exit(2);
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int child_job_status(jid_t parent_jid)
+{
+	jid_t jid = job_getjid(getpid());
+
+	if (jid == parent_jid)
+		return CHILD_IN_JOB;
+	if (jid == (jid_t)-1 && errno != ENODATA)
+		return CHILD_UNKNOWN;
+	return CHILD_ESCAPED;
+}
+
+/* Forks one child that exits at once and reaps it. */
+static void fork_and_reap(bool check_job, jid_t jid,
+			  struct forkexit_counts *counts)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0) {
+		counts->errors++;
+		return;
+	}
+	if (pid == 0)
+		_exit(check_job ? child_job_status(jid) : 0);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(status))
+		counts->killed++;
+	else if (WEXITSTATUS(status) == CHILD_ESCAPED)
+		counts->escaped++;
+}
+
+int main(int argc, char **argv)
+{
+	bool quiet = false, check_job = false;
+	struct forkexit_counts counts = { 0 };
+	jid_t jid = 0;
+	long forks;
+	double start, seconds, per_second;
+	char *end;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "qj")) != -1) {
+		if (opt == 'q')
+			quiet = true;
+		else if (opt == 'j')
+			check_job = true;
+		else
+			usage();
+	}
+	if (optind != argc - 1)
+		usage();
+	errno = 0;
+	forks = strtol(argv[optind], &end, 10);
+	if (errno || *end || end == argv[optind] || forks < 0)
+		usage();
+
+	if (check_job) {
+		jid = job_getjid(getpid());
+		if (jid == (jid_t)-1) {
+			fprintf(stderr, "forkexit: -j: not in a job: %s\n",
+				strerror(errno));
+			return 1;
+		}
+	}
+	start = now_seconds();
+	for (long i = 0; i < forks; i++)
+		fork_and_reap(check_job, jid, &counts);
+	seconds = now_seconds() - start;
+	per_second = seconds > 0 ? forks / seconds : 0;
+
+	if (quiet) {
+		printf("forks=%ld errors=%ld seconds=%.6f per_second=%.1f",
+		       forks, counts.errors, seconds, per_second);
+		if (check_job)
+			printf(" escaped=%ld killed=%ld", counts.escaped,
+			       counts.killed);
+		putchar('\n');
+	} else {
+		printf("Fork returned an error: %ld times\n", counts.errors);
+		printf("%ld forks in %.3f seconds: %.1f forks per second\n",
+		       forks, seconds, per_second);
+		if (check_job)
+			printf("%ld children escaped the job, %ld were killed\n",
+			       counts.escaped, counts.killed);
+	}
+	return counts.escaped ? 1 : 0;
+}

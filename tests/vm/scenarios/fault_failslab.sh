@@ -1,0 +1,40 @@
+# Fault injection: slab allocations fail at random, in the hooks' atomic
+# paths (GFP_NOWAIT at fork) and in the callbacks (GFP_KERNEL), while a job
+# forks.  No child may run outside the job, nothing may leak or splat.
+. /lib/pn/lib.sh
+
+F=/sys/kernel/debug/failslab
+[ -d "$F" ] || pn_skip "this kernel has no failslab (CONFIG_FAILSLAB)"
+
+pn_load pnotify
+pn_load job
+pn_load pnotify_testsub
+forks=$(pn_scale 3000)
+echo 20 > "$F/probability"
+echo 1 > "$F/interval"
+echo 1000000 > "$F/times"
+echo 0 > "$F/space"
+echo 0 > "$F/verbose"
+echo N > "$F/ignore-gfp-wait"
+echo Y > "$F/task-filter"
+# Only the tasks of the job fail (make-it-fail is inherited at fork).
+jobctl create -- sh -c "echo subscribe > /proc/pnotify_testsub;
+	echo 1 > /proc/self/make-it-fail; exec forkexit -q -j $forks" > /tmp/out
+rc=$?
+echo 0 > "$F/probability"
+cat /tmp/out
+[ "$rc" = 0 ] || pn_fail "forkexit -j failed: a child escaped the job (rc=$rc)"
+grep -q 'escaped=0' /tmp/out || pn_fail "children escaped: $(tail -n 1 /tmp/out)"
+injected=$((1000000 - $(cat "$F/times")))
+pn_log "$injected allocations failed on purpose"
+[ "$injected" -gt 0 ] || pn_fail "no failure was injected"
+cat /proc/pnotify
+pn_unload pnotify_testsub
+pn_unload job
+n=0
+while ! grep -q '^tasks: 0$' /proc/pnotify; do
+	n=$((n + 1))
+	[ "$n" -lt 100 ] || pn_fail "entries left: $(grep ^tasks: /proc/pnotify)"
+	usleep 20000
+done
+pn_unload pnotify

@@ -1,0 +1,29 @@
+# Every module removed and reinserted 100 times while a fork storm runs
+# inside jobs, with two subscribers (job and the test subscriber).  After
+# each round nothing of pnotify's is left.
+. /lib/pn/lib.sh
+
+rounds=$(pn_scale 100)
+i=0
+while [ "$i" -lt "$rounds" ]; do
+	insmod /lib/pn/modules/pnotify.ko || pn_fail "round $i: insmod pnotify"
+	insmod /lib/pn/modules/job.ko || pn_fail "round $i: insmod job"
+	insmod /lib/pn/modules/pnotify_testsub.ko init_all=1 ||
+		pn_fail "round $i: insmod pnotify_testsub"
+	jobctl create -- pnotify_test storm 2 1 > /dev/null &
+	storm=$!
+	usleep 300000
+	jobctl list | grep -q '^0x' || pn_fail "round $i: the storm's job is not listed"
+	rmmod pnotify_testsub || pn_fail "round $i: rmmod pnotify_testsub"
+	rmmod job || pn_fail "round $i: rmmod job"
+	n=0
+	while ! grep -q '^tasks: 0$' /proc/pnotify; do
+		n=$((n + 1))
+		[ "$n" -lt 100 ] || pn_fail "round $i: $(grep ^tasks: /proc/pnotify) left"
+		usleep 20000
+	done
+	rmmod pnotify || pn_fail "round $i: rmmod pnotify"
+	wait "$storm"
+	i=$((i + 1))
+done
+pn_log "$rounds rounds"
