@@ -18,6 +18,8 @@ STATIC_LDFLAGS = -static -pthread
 
 TEST_PROGS = pnotify_test jobtest forkexit
 TEST_BINS = $(addprefix $(BUILD)/bin/,$(TEST_PROGS))
+# 32-bit builds of jobctl and jobtest exercise job.ko's compat_ioctl.
+COMPAT_BINS = $(BUILD)/bin/jobctl32 $(BUILD)/bin/jobtest32
 SGI_COMMANDS = jstat jkill jwait jattach jdetach jsethid
 UAPI_CFLAGS = -Iinclude/uapi -Iuserspace
 
@@ -50,9 +52,6 @@ $(BUILD)/bin/jobctl: $(JOBCTL_SOURCES) $(JOBCTL_HEADERS) $(BUILD)/lib/libjob.a
 	mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(UAPI_CFLAGS) -o $@ $(JOBCTL_SOURCES) $(BUILD)/lib/libjob.a $(STATIC_LDFLAGS)
 	for c in $(SGI_COMMANDS); do ln -sf jobctl $(BUILD)/bin/$$c; done
-
-# 32-bit builds of jobctl and jobtest exercise job.ko's compat_ioctl.
-COMPAT_BINS = $(BUILD)/bin/jobctl32 $(BUILD)/bin/jobtest32
 
 $(BUILD)/bin/jobctl32: $(JOBCTL_SOURCES) $(JOBCTL_HEADERS) userspace/libjob.c
 	mkdir -p $(dir $@)
