@@ -1090,13 +1090,16 @@ static int __init job_init(void)
 	return 0;
 }
 
-/* Unregistering ends every membership, hence every job. */
+/*
+ * Unregistering ends every membership, hence every job, and so wakes the
+ * waiters in JOB_WAITJID: only then can /proc/job's users drain.
+ */
 static void __exit job_exit_module(void)
 {
 	struct job_record *rec, *next;
 
-	remove_proc_entry("job", NULL);
 	pnotify_unregister(&job_events);
+	remove_proc_entry("job", NULL);
 	list_for_each_entry_safe(rec, next, &job_backlog, link)
 		kfree(rec);
 }
