@@ -16,7 +16,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration
 STATIC_LDFLAGS = -static -pthread
 
-TEST_PROGS = pnotify_test jobtest forkexit
+TEST_PROGS = pnotify_test jobtest forkexit job_fuzz job_race
 TEST_BINS = $(addprefix $(BUILD)/bin/,$(TEST_PROGS))
 # 32-bit builds of jobctl and jobtest exercise job.ko's compat_ioctl.
 COMPAT_BINS = $(BUILD)/bin/jobctl32 $(BUILD)/bin/jobtest32

@@ -10,8 +10,8 @@
  * ends when its last task exits or is detached; waiters then wake, and a
  * final accounting record stays readable until taken or pushed out.
  *
- * Locks: job_table_lock (the JID table, the backlog, the host id), then
- * job->lock (members and sums).
+ * Locks: job_move_lock (create, attach, detach), job->lock (members and
+ * sums), job_table_lock (the JID table, the backlog, the host id).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -91,6 +91,8 @@ struct job_record {
 };
 
 static DEFINE_MUTEX(job_table_lock);
+/* Serialises moving processes in and out of jobs (not forks). */
+static DEFINE_MUTEX(job_move_lock);
 static DEFINE_HASHTABLE(job_table, 10);
 static unsigned int job_count;
 static u32 job_counter;
@@ -375,7 +377,8 @@ static int job_attach_task(struct job *job, struct task_struct *task)
 	err = pnotify_subscribe(task, &job_events, m);
 	if (err)
 		job_member_leave(m, 0);
-	return err;
+	/* Joined meanwhile by inheritance: it is in a job already. */
+	return err == -EEXIST ? -EINVAL : err;
 }
 
 /*
@@ -513,7 +516,9 @@ static long job_create(void *arg)
 		return err;
 	}
 	req->r_jid = job->jid;
+	mutex_lock(&job_move_lock);
 	err = job_attach_process(job, current->group_leader);
+	mutex_unlock(&job_move_lock);
 	/* A job with no member is ended by the last leave; one never joined: */
 	mutex_lock(&job->lock);
 	if (!job->nr_tasks && !job->ended) {
@@ -808,7 +813,9 @@ static long job_detachpid(void *arg)
 	}
 	req->r_jid = job->jid;
 	job_put(job);
+	mutex_lock(&job_move_lock);
 	err = job_detach_process(task);
+	mutex_unlock(&job_move_lock);
 	put_task_struct(task);
 	return err < 0 ? err : 0;
 }
@@ -825,19 +832,20 @@ static long job_attachpid(void *arg)
 	task = job_find_process(req->pid);
 	if (IS_ERR(task))
 		return PTR_ERR(task);
+	mutex_lock(&job_move_lock);
 	current_job = job_of_task(task);
-	if (current_job) {
+	job = current_job ? NULL : job_get(req->r_jid);
+	if (current_job)
+		err = -EINVAL;
+	else if (!job)
+		err = -ENODATA;
+	else
+		err = job_attach_process(job, task);
+	mutex_unlock(&job_move_lock);
+	if (current_job)
 		job_put(current_job);
-		put_task_struct(task);
-		return -EINVAL;
-	}
-	job = job_get(req->r_jid);
-	if (!job) {
-		put_task_struct(task);
-		return -ENODATA;
-	}
-	err = job_attach_process(job, task);
-	job_put(job);
+	if (job)
+		job_put(job);
 	put_task_struct(task);
 	return err;
 }

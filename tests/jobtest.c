@@ -450,8 +450,10 @@ static jid_t unused_jid(jid_t hid_source)
 	jid_t list[1024];
 	int n = job_getjidlist(list, sizeof(list));
 	jid_t jid = (hid_source & 0xffffffff00000000ULL) | 0x7e570000;
+	struct job_acct acct;
 
-	while (list_contains(list, n, jid))
+	/* Neither live nor ended with a record still readable. */
+	while (list_contains(list, n, jid) || job_getacct(jid, &acct) == 0)
 		jid++;
 	return jid;
 }

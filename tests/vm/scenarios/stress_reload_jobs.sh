@@ -12,8 +12,13 @@ while [ "$i" -lt "$rounds" ]; do
 		pn_fail "round $i: insmod pnotify_testsub"
 	jobctl create -- pnotify_test storm 2 1 > /dev/null &
 	storm=$!
-	usleep 300000
-	jobctl list | grep -q '^0x' || pn_fail "round $i: the storm's job is not listed"
+	n=0
+	until jobctl list | grep -q '^0x'; do
+		n=$((n + 1))
+		[ "$n" -lt 50 ] || pn_fail "round $i: the storm's job is not listed"
+		usleep 100000
+	done
+	usleep 200000
 	rmmod pnotify_testsub || pn_fail "round $i: rmmod pnotify_testsub"
 	rmmod job || pn_fail "round $i: rmmod job"
 	n=0
