@@ -97,4 +97,18 @@ struct pnotify_subscriber *pnotify_get_subscriber(struct task_struct *task,
 						  const char *name);
 void pnotify_put_subscriber(struct pnotify_subscriber *sub);
 
+/*
+ * Runs @fn(task, sub) once in @task's own context, where it may sleep and
+ * change its own credentials, before the task next returns to user space (a
+ * restartable sleep is interrupted for it).  @task must be subscribed to
+ * @events; @fn is not called if the task exits or @events unregisters first.
+ * Returns 0, -ENOENT (not subscribed), -ESRCH (exiting) or -ENOMEM.
+ */
+typedef void (*pnotify_call_fn)(struct task_struct *task,
+				struct pnotify_subscriber *sub);
+int pnotify_call(struct task_struct *task, struct pnotify_events *events,
+		 pnotify_call_fn fn);
+/* pnotify_call() for every task subscribed to @events. */
+int pnotify_call_all(struct pnotify_events *events, pnotify_call_fn fn);
+
 #endif /* _PNOTIFY_H */

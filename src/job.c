@@ -31,6 +31,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <job_kernel.h>
 #include <pnotify.h>
 #include <uapi/job.h>
 #include "wrapper/compat.h"
@@ -100,6 +101,29 @@ static LIST_HEAD(job_backlog);
 static unsigned int job_backlog_len;
 
 static struct pnotify_events job_events;
+static BLOCKING_NOTIFIER_HEAD(job_notifiers);
+
+int job_register_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&job_notifiers, nb);
+}
+EXPORT_SYMBOL_GPL(job_register_notifier);
+
+int job_unregister_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_unregister(&job_notifiers, nb);
+}
+EXPORT_SYMBOL_GPL(job_unregister_notifier);
+
+static void job_notify(struct job *job, enum job_event_type type,
+		       struct task_struct *task)
+{
+	struct job_event event = {
+		.jid = job->jid, .owner = job->owner, .task = task,
+	};
+
+	blocking_notifier_call_chain(&job_notifiers, type, &event);
+}
 
 /* ---- jobs ---------------------------------------------------------------- */
 
@@ -288,6 +312,7 @@ static void job_end(struct job *job)
 	job_count--;
 	mutex_unlock(&job_table_lock);
 	job_keep_record(job);
+	job_notify(job, JOB_EVENT_END, NULL);
 	wake_up_all(&job->ended_wq);
 }
 
@@ -375,10 +400,13 @@ static int job_attach_task(struct job *job, struct task_struct *task)
 	if (err)
 		return err;
 	err = pnotify_subscribe(task, &job_events, m);
-	if (err)
+	if (err) {
 		job_member_leave(m, 0);
-	/* Joined meanwhile by inheritance: it is in a job already. */
-	return err == -EEXIST ? -EINVAL : err;
+		/* Joined meanwhile by inheritance: it is in a job already. */
+		return err == -EEXIST ? -EINVAL : err;
+	}
+	job_notify(job, JOB_EVENT_JOIN, task);
+	return 0;
 }
 
 /*
@@ -457,6 +485,19 @@ static struct job *job_of_task(struct task_struct *task)
 	}
 	return job;
 }
+
+bool job_task_job(struct task_struct *task, u64 *jid, kuid_t *owner)
+{
+	struct job *job = job_of_task(task);
+
+	if (!job)
+		return false;
+	*jid = job->jid;
+	*owner = job->owner;
+	job_put(job);
+	return true;
+}
+EXPORT_SYMBOL_GPL(job_task_job);
 
 /* The process (thread group leader) of a pid in the caller's namespace. */
 static struct task_struct *job_find_process(pid_t pid)

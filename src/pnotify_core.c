@@ -672,6 +672,85 @@ void pnotify_put_subscriber(struct pnotify_subscriber *sub)
 }
 EXPORT_SYMBOL_GPL(pnotify_put_subscriber);
 
+/* A pnotify_call() in flight. */
+struct pn_call {
+	struct callback_head work;
+	struct pnotify_subscriber *sub;
+	pnotify_call_fn fn;
+};
+
+static void pn_call_work(struct callback_head *work)
+{
+	struct pn_call *call = container_of(work, struct pn_call, work);
+	struct pnotify_events *events = call->sub->events;
+	int cookie;
+
+	cookie = pn_read_lock();
+	if (!READ_ONCE(events->dying) && !(current->flags & PF_EXITING))
+		call->fn(current, call->sub);
+	pn_sub_put(call->sub);
+	pn_read_unlock(cookie);
+	kfree(call);
+	pn_work_done();
+}
+
+/* Queues @fn in @sub's task; consumes the caller's reference on @sub. */
+static int pn_call_queue(struct pnotify_subscriber *sub, pnotify_call_fn fn)
+{
+	struct pn_call *call = kmalloc(sizeof(*call), GFP_KERNEL);
+	int err = -ENOMEM;
+
+	if (call) {
+		call->sub = sub;
+		call->fn = fn;
+		err = pn_queue_work(sub->task, &call->work, pn_call_work,
+				    PN_TWA_SIGNAL);
+	}
+	if (err) {
+		pn_sub_put(sub);
+		kfree(call);
+	}
+	return err;
+}
+
+int pnotify_call(struct task_struct *task, struct pnotify_events *events,
+		 pnotify_call_fn fn)
+{
+	struct pnotify_subscriber *sub;
+
+	might_sleep();
+	sub = pnotify_get_subscriber(task, events->name);
+	return sub ? pn_call_queue(sub, fn) : -ENOENT;
+}
+EXPORT_SYMBOL_GPL(pnotify_call);
+
+int pnotify_call_all(struct pnotify_events *events, pnotify_call_fn fn)
+{
+	struct pnotify_subscriber **subs, *sub;
+	unsigned int cap, n = 0, i;
+	int err = 0;
+
+	might_sleep();
+	cap = atomic_read(&events->nr_subs);
+	subs = kvmalloc_array(max(cap, 1U), sizeof(*subs), GFP_KERNEL);
+	if (!subs)
+		return -ENOMEM;
+	spin_lock(&events->subs_lock);
+	list_for_each_entry(sub, &events->subs, events_link) {
+		if (n == cap)
+			break;
+		refcount_inc(&sub->ref);
+		subs[n++] = sub;
+	}
+	spin_unlock(&events->subs_lock);
+	for (i = 0; i < n; i++)
+		if (pn_call_queue(subs[i], fn) == -ENOMEM)
+			err = -ENOMEM;
+	kvfree(subs);
+	return err;
+}
+EXPORT_SYMBOL_GPL(pnotify_call_all);
+
 /* ---- registration ------------------------------------------------------ */
 
 /* References every user task alive now; returns the count, or < 0. */

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/keyctl.h>
 
 #include "job.h"
 #include "../include/uapi/job.h"
@@ -423,6 +425,40 @@ static void print_acct_record(const struct job_acct *acct)
 	print_usage(acct);
 }
 
+#define KEYRING_MAP "/proc/keyring_bridge"
+
+/*
+ * The serial of a job's keyring (keyring_bridge.ko), or 0: from the root-only
+ * map, else from the caller's session keyring when it is the job's (or has
+ * it linked in).
+ */
+static long job_keyring_serial(jid_t jid)
+{
+	char desc[32], line[64];
+	unsigned long long map_jid;
+	long serial = 0, found;
+	FILE *map = fopen(KEYRING_MAP, "r");
+
+	if (map) {
+		while (!serial && fgets(line, sizeof(line), map))
+			if (sscanf(line, "%llx %ld", &map_jid, &found) == 2 &&
+			    map_jid == jid)
+				serial = found;
+		fclose(map);
+		return serial;
+	}
+	snprintf(desc, sizeof(desc), "_job.%016llx", (unsigned long long)jid);
+	found = syscall(SYS_keyctl, KEYCTL_DESCRIBE, KEY_SPEC_SESSION_KEYRING,
+			line, sizeof(line));
+	if (found > 0 && found <= (long)sizeof(line) &&
+	    !strcmp(strrchr(line, ';') ? strrchr(line, ';') + 1 : "", desc))
+		return syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID,
+			       KEY_SPEC_SESSION_KEYRING, 0);
+	found = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING,
+			"keyring", desc, 0);
+	return found > 0 ? found : 0;
+}
+
 /* False, with nothing printed, if there is no such job (any more). */
 static bool show_job(jid_t jid)
 {
@@ -432,6 +468,7 @@ static bool show_job(jid_t jid)
 	struct job_acct acct;
 	pid_t *pids;
 	int length, i;
+	long serial;
 
 	if (!get_info(jid, &info))
 		return false;
@@ -444,6 +481,9 @@ static bool show_job(jid_t jid)
 	printf("  %-14s %s\n", "started", started);
 	printf("  %-14s %u (%u tasks)\n", "processes", info.nr_processes,
 	       info.nr_tasks);
+	serial = job_keyring_serial(jid);
+	if (serial)
+		printf("  %-14s %ld\n", "keyring", serial);
 
 	pids = fetch_pids(jid, &length);
 	printf("members:\n");
@@ -582,6 +622,26 @@ static int run_show(int argc, char **argv)
 		return EXIT_SUCCESS;
 	errno = ENODATA;
 	die_job_error("reading a job's details", jid, 0);
+}
+
+static int run_keyring(int argc, char **argv)
+{
+	struct job_info info;
+	jid_t jid;
+	long serial;
+
+	expect_operands(argc - 1, 1, "JID");
+	jid = jid_argument(argv[1]);
+	if (!get_info(jid, &info)) {
+		errno = ENODATA;
+		die_job_error("finding a job's keyring", jid, 0);
+	}
+	serial = job_keyring_serial(jid);
+	if (!serial)
+		die("job %#018llx has no keyring you can see (is keyring_bridge loaded?)",
+		    (unsigned long long)jid);
+	printf("%ld\n", serial);
+	return EXIT_SUCCESS;
 }
 
 static int run_pids(int argc, char **argv)
@@ -817,6 +877,9 @@ static const struct command commands[] = {
 	  "with its command line, and the resources used so far.\n" },
 	{ "pids", NULL, run_pids, "JID",
 	  "Prints the processes of a job, one pid a line.\n" },
+	{ "keyring", NULL, run_keyring, "JID",
+	  "Prints the serial of the job's kernel keyring (keyring_bridge):\n"
+	  "root sees every job's, a member its own job's.\n" },
 	{ "kill", "jkill", run_kill, "[-SIGNAL] JID... | -l",
 	  "Sends SIGNAL (a number or a name such as TERM, KILL or 0; default\n"
 	  "TERM) to every process of each job.  Needs to own the jobs or\n"

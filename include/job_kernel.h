@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What job.ko offers other kernel modules: which job a task is in, and
+ * notice of the processes that join a job by create or attach (a fork's
+ * children join by inheritance, through pnotify) and of jobs that end.
+ */
+#ifndef _JOB_KERNEL_H
+#define _JOB_KERNEL_H
+
+#include <linux/notifier.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+
+struct task_struct;
+
+enum job_event_type {
+	JOB_EVENT_JOIN,		/* event->task joined, by create or attach */
+	JOB_EVENT_END,		/* the job's last task left */
+};
+
+struct job_event {
+	u64 jid;
+	kuid_t owner;
+	struct task_struct *task;	/* JOB_EVENT_JOIN only */
+};
+
+/*
+ * Notifiers run in process context and may sleep; they get a struct
+ * job_event.  Every job still alive when job.ko unloads ends with a
+ * JOB_EVENT_END before that.
+ */
+int job_register_notifier(struct notifier_block *nb);
+int job_unregister_notifier(struct notifier_block *nb);
+
+/* The JID and owner of @task's job; false if it is in none. */
+bool job_task_job(struct task_struct *task, u64 *jid, kuid_t *owner);
+
+#endif /* _JOB_KERNEL_H */
