@@ -31,6 +31,7 @@ LIBJOB_SO = $(BUILD)/lib/$(LIBJOB_SONAME).1
 all: modules userspace
 
 include userspace/Makefile.inc
+-include mk/package.mk
 
 modules:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || { \
