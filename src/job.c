@@ -518,6 +518,17 @@ static struct task_struct *job_find_process(pid_t pid)
 
 /* ---- requests ------------------------------------------------------------ */
 
+/* Copies a list of @n entries to the user, frees it, reports @n in r_val. */
+static long job_copy_list(void __user *dst, void *list, unsigned int n,
+			  size_t size, int *r_val)
+{
+	long err = copy_to_user(dst, list, n * size) ? -EFAULT : 0;
+
+	kvfree(list);
+	*r_val = n;
+	return err;
+}
+
 static bool job_privileged(void)
 {
 	return capable(CAP_SYS_RESOURCE);
@@ -672,7 +683,6 @@ static long job_getjidlst(void *arg)
 	unsigned int bkt, n = 0, cap;
 	struct job *job;
 	u64 *jids;
-	long err = 0;
 
 	if (req->r_val < 0)
 		return -EINVAL;
@@ -689,11 +699,8 @@ static long job_getjidlst(void *arg)
 	mutex_unlock(&job_table_lock);
 	if (!jids)
 		return -ENOMEM;
-	if (copy_to_user((void __user *)req->jid, jids, n * sizeof(*jids)))
-		err = -EFAULT;
-	kvfree(jids);
-	req->r_val = n;
-	return err;
+	return job_copy_list((void __user *)req->jid, jids, n, sizeof(*jids),
+			     &req->r_val);
 }
 
 static long job_getpidcnt(void *arg)
@@ -718,7 +725,6 @@ static long job_getpidlst(void *arg)
 	struct job_member *m;
 	struct job *job;
 	pid_t *pids;
-	long err = 0;
 
 	if (req->r_val < 0)
 		return -EINVAL;
@@ -746,11 +752,8 @@ static long job_getpidlst(void *arg)
 	job_put(job);
 	if (!pids)
 		return -ENOMEM;
-	if (copy_to_user((void __user *)req->pid, pids, n * sizeof(*pids)))
-		err = -EFAULT;
-	kvfree(pids);
-	req->r_val = n;
-	return err;
+	return job_copy_list((void __user *)req->pid, pids, n, sizeof(*pids),
+			     &req->r_val);
 }
 
 static long job_getuser(void *arg)

@@ -112,6 +112,19 @@ static void pn_task_put(struct pn_task *e)
 	kfree_rcu(e, rcu);
 }
 
+/* @task's entry, locked (maybe dead), or NULL.  Any context. */
+static struct pn_task *pn_task_lock(struct task_struct *task)
+{
+	struct pn_task *e;
+
+	rcu_read_lock();
+	e = rhashtable_lookup(&pn_table, &task, pn_table_params);
+	if (e)
+		spin_lock(&e->lock);
+	rcu_read_unlock();
+	return e;
+}
+
 /*
  * Returns @task's entry, locked, inserting @new if there is none; frees @new
  * if it was not used.  May run in atomic context.
@@ -319,15 +332,11 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	struct pnotify_subscriber *sub;
 	struct pn_fork *rec;
 
-	rcu_read_lock();
-	pe = rhashtable_lookup(&pn_table, &parent, pn_table_params);
-	if (likely(!pe) || !pn_task_is_user(child)) {
-		rcu_read_unlock();
+	pe = pn_task_lock(parent);
+	if (likely(!pe))
 		return;
-	}
-	spin_lock(&pe->lock);
-	rcu_read_unlock();
-	if (test_bit(PN_DEAD, &pe->flags) || !pe->nr_subs) {
+	if (test_bit(PN_DEAD, &pe->flags) || !pe->nr_subs ||
+	    !pn_task_is_user(child)) {
 		spin_unlock(&pe->lock);
 		return;
 	}
@@ -500,27 +509,33 @@ static void pn_exec_work(struct callback_head *work)
 	pn_work_done();
 }
 
+/*
+ * Claims @flag on @task's live entry and references it for the work the
+ * caller then queues; NULL when the task is not followed, has nothing to
+ * dispatch, or the work is queued already.  Atomic context.
+ */
+static struct pn_task *pn_task_claim(struct task_struct *task, int flag,
+				     bool need_subs)
+{
+	struct pn_task *e = pn_task_lock(task);
+	bool claimed;
+
+	if (likely(!e))
+		return NULL;
+	claimed = !test_bit(PN_DEAD, &e->flags) && (!need_subs || e->nr_subs) &&
+		  !test_and_set_bit(flag, &e->flags);
+	if (claimed)
+		refcount_inc(&e->ref);
+	spin_unlock(&e->lock);
+	return claimed ? e : NULL;
+}
+
 void pn_core_exec(struct task_struct *task)
 {
-	struct pn_task *e;
-	bool queue = false;
+	struct pn_task *e = pn_task_claim(task, PN_EXEC_QUEUED, true);
 
-	rcu_read_lock();
-	e = rhashtable_lookup(&pn_table, &task, pn_table_params);
-	if (likely(!e)) {
-		rcu_read_unlock();
-		return;
-	}
-	spin_lock(&e->lock);
-	rcu_read_unlock();
-	if (!test_bit(PN_DEAD, &e->flags) && e->nr_subs &&
-	    !test_and_set_bit(PN_EXEC_QUEUED, &e->flags)) {
-		refcount_inc(&e->ref);
-		queue = true;
-	}
-	spin_unlock(&e->lock);
-	if (queue && pn_queue_work(task, &e->exec_work, pn_exec_work,
-				   PN_TWA_RESUME)) {
+	if (e && pn_queue_work(task, &e->exec_work, pn_exec_work,
+			       PN_TWA_RESUME)) {
 		clear_bit(PN_EXEC_QUEUED, &e->flags);
 		pn_task_put(e);
 	}
@@ -571,27 +586,13 @@ static void pn_exit_work(struct callback_head *work)
 void pn_core_exit(struct task_struct *task)
 {
 	struct pn_task *e;
-	bool queue = false;
 
 	/* Pairs with pn_sub_link(): PF_EXITING is set, now look. */
 	smp_mb();
-	rcu_read_lock();
-	e = rhashtable_lookup(&pn_table, &task, pn_table_params);
-	if (likely(!e)) {
-		rcu_read_unlock();
-		return;
-	}
-	spin_lock(&e->lock);
-	rcu_read_unlock();
-	if (!test_bit(PN_DEAD, &e->flags) &&
-	    !test_and_set_bit(PN_EXIT_QUEUED, &e->flags)) {
-		refcount_inc(&e->ref);
-		queue = true;
-	}
-	spin_unlock(&e->lock);
+	e = pn_task_claim(task, PN_EXIT_QUEUED, false);
 	/* Queued before exit_task_work(): it cannot fail here. */
-	if (queue && WARN_ON_ONCE(pn_queue_work(task, &e->exit_work,
-						pn_exit_work, PN_TWA_NONE)))
+	if (e && WARN_ON_ONCE(pn_queue_work(task, &e->exit_work, pn_exit_work,
+					    PN_TWA_NONE)))
 		pn_task_put(e);
 }
 
@@ -625,10 +626,8 @@ int pnotify_unsubscribe(struct task_struct *task,
 	bool unhashed = false;
 
 	might_sleep();
-	rcu_read_lock();
-	e = rhashtable_lookup(&pn_table, &task, pn_table_params);
+	e = pn_task_lock(task);
 	if (e) {
-		spin_lock(&e->lock);
 		sub = pn_task_find_sub(e, events, NULL);
 		if (sub) {
 			pn_sub_unlink(e, sub);
@@ -636,7 +635,6 @@ int pnotify_unsubscribe(struct task_struct *task,
 		}
 		spin_unlock(&e->lock);
 	}
-	rcu_read_unlock();
 	if (unhashed)
 		pn_task_put(e);
 	if (!sub)
@@ -652,16 +650,13 @@ struct pnotify_subscriber *pnotify_get_subscriber(struct task_struct *task,
 	struct pnotify_subscriber *sub = NULL;
 	struct pn_task *e;
 
-	rcu_read_lock();
-	e = rhashtable_lookup(&pn_table, &task, pn_table_params);
+	e = pn_task_lock(task);
 	if (e) {
-		spin_lock(&e->lock);
 		sub = pn_task_find_sub(e, NULL, name);
 		if (sub)
 			refcount_inc(&sub->ref);
 		spin_unlock(&e->lock);
 	}
-	rcu_read_unlock();
 	return sub;
 }
 EXPORT_SYMBOL_GPL(pnotify_get_subscriber);

@@ -128,86 +128,84 @@ static void expect_delta(const struct counters *before, long forks, long execs,
 	expect("callbacks outside their task", now.foreign, 0);
 }
 
-static void do_forks(int n)
+/* Each returns the new child's pid, or -1 with errno set. */
+static pid_t fork_child(void)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		_exit(read_counters().subscribed ? 0 : 1);
+	return pid;
+}
+
+/* The child exits at once, never returning from the vfork()ing frame. */
+static pid_t vfork_child(void)
+{
+	pid_t pid = vfork();
+
+	if (!pid)
+		_exit(0);
+	return pid;
+}
+
+static pid_t clone3_child(void)
+{
+	struct clone_args args = { .exit_signal = SIGCHLD };
+	long pid = syscall(SYS_clone3, &args, sizeof(args));
+
+	if (!pid)
+		syscall(SYS_exit_group, 0);
+	return pid;
+}
+
+static pid_t spawn_child(void)
+{
+	char *argv[] = { "true", NULL };
+	pid_t pid;
+	int err = posix_spawn(&pid, "/bin/true", NULL, NULL, argv, environ);
+
+	errno = err;
+	return err ? -1 : pid;
+}
+
+/*
+ * Makes @n children with @make_child from a subscribed process: exactly n
+ * fork and n exit callbacks, and @execs_each exec callbacks per child.
+ */
+static void count_children(const char *what, int n, pid_t (*make_child)(void),
+			   int execs_each)
 {
 	struct counters before;
 	int i;
 
 	ctl("subscribe");
 	before = read_counters();
-	for (i = 0; i < n; i++) {
-		pid_t pid = fork();
+	for (i = 0; i < n; i++)
+		if (make_child() < 0)
+			fail("%s: %s", what, strerror(errno));
+	expect("children that exited subscribed", reap(n), n);
+	expect_delta(&before, n, (long)n * execs_each, n);
+	printf("ok: %d %s, each followed\n", n, what);
+}
 
-		if (pid < 0)
-			fail("fork: %s", strerror(errno));
-		if (!pid)
-			_exit(read_counters().subscribed ? 0 : 1);
-	}
-	expect("children subscribed", reap(n), n);
-	expect_delta(&before, n, 0, n);
-	printf("ok: %d forks, %d fork and %d exit callbacks\n", n, n, n);
+static void do_forks(int n)
+{
+	count_children("forks", n, fork_child, 0);
 }
 
 static void do_vforks(int n)
 {
-	struct counters before;
-	int i;
-
-	ctl("subscribe");
-	before = read_counters();
-	for (i = 0; i < n; i++) {
-		pid_t pid = vfork();
-
-		if (pid < 0)
-			fail("vfork: %s", strerror(errno));
-		if (!pid)
-			_exit(0);
-	}
-	expect("vfork children", reap(n), n);
-	expect_delta(&before, n, 0, n);
-	printf("ok: %d vforks\n", n);
+	count_children("vforks", n, vfork_child, 0);
 }
 
 static void do_clone3(int n)
 {
-	struct clone_args args = { .exit_signal = SIGCHLD };
-	struct counters before;
-	int i;
-
-	ctl("subscribe");
-	before = read_counters();
-	for (i = 0; i < n; i++) {
-		long pid = syscall(SYS_clone3, &args, sizeof(args));
-
-		if (pid < 0)
-			fail("clone3: %s", strerror(errno));
-		if (!pid)
-			syscall(SYS_exit_group, 0);
-	}
-	expect("clone3 children", reap(n), n);
-	expect_delta(&before, n, 0, n);
-	printf("ok: %d clone3 children\n", n);
+	count_children("clone3 children", n, clone3_child, 0);
 }
 
 static void do_spawns(int n)
 {
-	char *argv[] = { "true", NULL };
-	struct counters before;
-	int i;
-
-	ctl("subscribe");
-	before = read_counters();
-	for (i = 0; i < n; i++) {
-		pid_t pid;
-		int err = posix_spawn(&pid, "/bin/true", NULL, NULL, argv,
-				      environ);
-
-		if (err)
-			fail("posix_spawn: %s", strerror(err));
-	}
-	expect("spawned children", reap(n), n);
-	expect_delta(&before, n, n, n);
-	printf("ok: %d posix_spawn children, each exec counted\n", n);
+	count_children("posix_spawn children", n, spawn_child, 1);
 }
 
 static void *thread_return(void *arg)

@@ -10,14 +10,16 @@ while [ "$i" -lt "$rounds" ]; do
 	insmod /lib/pn/modules/job.ko || pn_fail "round $i: insmod job"
 	insmod /lib/pn/modules/pnotify_testsub.ko init_all=1 ||
 		pn_fail "round $i: insmod pnotify_testsub"
-	jobctl create -- pnotify_test storm 2 1 > /dev/null &
+	rm -f /tmp/jid
+	jobctl create -- pnotify_test storm 2 2 > /tmp/jid &
 	storm=$!
 	n=0
-	until jobctl list | grep -q '^0x'; do
+	until [ -s /tmp/jid ]; do
 		n=$((n + 1))
-		[ "$n" -lt 50 ] || pn_fail "round $i: the storm's job is not listed"
-		usleep 100000
+		[ "$n" -lt 100 ] || pn_fail "round $i: no job was created"
+		usleep 50000
 	done
+	jobctl acct "$(cat /tmp/jid)" > /dev/null || pn_fail "round $i: job $(cat /tmp/jid) unknown"
 	usleep 200000
 	rmmod pnotify_testsub || pn_fail "round $i: rmmod pnotify_testsub"
 	rmmod job || pn_fail "round $i: rmmod job"
