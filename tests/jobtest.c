@@ -72,6 +72,20 @@ struct shared_state {
 	int saved_pid_max;		/* to restore, 0 if untouched */
 };
 
+/*
+ * kill(2) for a process or process group the test made.  A failed step can
+ * leave a pid at 0 or -1; kill(0), kill(-1) or kill(1) would hit the test's
+ * own process group, every process, or init.
+ */
+static int kill_ours(pid_t pid, int sig)
+{
+	if (pid == 0 || pid == 1 || pid == -1) {
+		errno = ESRCH;
+		return -1;
+	}
+	return kill(pid, sig);
+}
+
 static struct shared_state *shared;
 static bool full_wrap;
 
@@ -351,7 +365,7 @@ static int start_job(struct job_leader *job, jid_t requested,
 		int err = job->pid < 0 ? errno : created.err ? created.err : EIO;
 
 		if (job->pid > 0) {
-			kill(job->pid, SIGKILL);
+			kill_ours(job->pid, SIGKILL);
 			wait_for(job->pid);
 		}
 		close(job->report_fd);
@@ -373,7 +387,7 @@ static int release_leader(struct job_leader *job)
 {
 	int status;
 
-	kill(job->pid, SIGUSR1);
+	kill_ours(job->pid, SIGUSR1);
 	status = wait_for(job->pid);
 	job->pid = 0;
 	return status;
@@ -384,7 +398,7 @@ static void end_job(struct job_leader *job)
 {
 	kill_and_wait(job->jid);
 	if (job->pid > 0) {
-		kill(job->pid, SIGKILL);
+		kill_ours(job->pid, SIGKILL);
 		wait_for(job->pid);
 		job->pid = 0;
 	}
@@ -433,7 +447,7 @@ static pid_t spawn_sleeper(void)
 
 static bool process_alive(pid_t pid)
 {
-	return kill(pid, 0) == 0;
+	return kill_ours(pid, 0) == 0;
 }
 
 static bool list_contains(const jid_t *list, int n, jid_t jid)
@@ -595,7 +609,7 @@ static void test_attach_detach_reattach(void)
 	expect(job_getjid(sleeper) == job.jid, "reattached process not in the job");
 	end_job(&job);
 out:
-	kill(sleeper, SIGKILL);
+	kill_ours(sleeper, SIGKILL);
 	wait_for(sleeper);
 }
 
@@ -655,7 +669,7 @@ static void test_child_creates_job(void)
 		expect(job_detachpid(child.tid) == requested, "job_detachpid(child): %m");
 		expect(job_getjid(parent.pid) == parent.jid,
 		       "the parent was affected by its child's detach");
-		kill(child.tid, SIGKILL);
+		kill_ours(child.tid, SIGKILL);
 	}
 	kill_and_wait(requested);
 	end_job(&parent);
@@ -794,7 +808,7 @@ static void test_pid_wrap(void)
 		if (!full_wrap && c.reused_pids >= WRAP_REUSES)
 			break;
 		if (alive[slot].pid) {
-			kill(alive[slot].pid, SIGKILL);
+			kill_ours(alive[slot].pid, SIGKILL);
 			wait_for(alive[slot].pid);
 			alive[slot].pid = 0;
 		}
@@ -829,7 +843,7 @@ static void test_pid_wrap(void)
 	}
 	for (int i = 0; i < WRAP_ALIVE; i++) {
 		if (alive[i].pid) {
-			kill(alive[i].pid, SIGKILL);
+			kill_ours(alive[i].pid, SIGKILL);
 			wait_for(alive[i].pid);
 		}
 	}
@@ -1096,7 +1110,7 @@ static void kill_fork_storm(int sig)
 	close(waiter_fd);
 out:
 	for (int i = 0; i < 100 && job_getpidcnt(job.jid) > 0; i++) {
-		kill(-job.pid, SIGKILL);
+		kill_ours(-job.pid, SIGKILL);
 		job_killjid(job.jid, SIGKILL);
 		reap_ended_children();
 		sleep_ms(10);
@@ -1281,7 +1295,7 @@ static void test_unknown_jid(void)
 	expect_error(job_detachjid(unknown), ENODATA);
 	expect_error(job_attachpid(sleeper, unknown), ENODATA);
 	expect_error(job_getacct(unknown, &acct), ENODATA);
-	kill(sleeper, SIGKILL);
+	kill_ours(sleeper, SIGKILL);
 	wait_for(sleeper);
 	end_job(&job);
 }
