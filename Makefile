@@ -88,7 +88,7 @@ demo: deps
 		grep -v -e '^@@PN' -e '^pn: '
 
 vm-shell: all
-	tests/vm/run.sh --shell
+	tests/vm/run.sh --shell --load job,keyring_bridge
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean

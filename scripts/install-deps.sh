@@ -8,6 +8,7 @@ packages="
 	linux-image-amd64 linux-headers-amd64
 	qemu-system-x86 busybox-static keyutils
 	linux-source-6.1 xz-utils perl
+	bc flex bison libelf-dev libssl-dev
 "
 
 missing=

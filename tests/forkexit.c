@@ -4,13 +4,15 @@
  * children that exit at once, reaping each, and reports how often fork
  * failed, the elapsed time and the forks per second.
  *
- *   forkexit [-q] [-j] N
+ *   forkexit [-q] [-j] [-F] N
  *
  * -q prints one machine-readable line:
  *   forks=N errors=E seconds=S per_second=P
  * -j makes each child check, before it exits, that it is in its parent's
  *    job: a child that runs outside it has escaped, and forkexit fails.
  *    Children killed before they ran (a failed fork callback) are counted.
+ * -F turns on fault injection for itself and its children once started
+ *    (/proc/self/make-it-fail, with a failslab kernel set up by the caller).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,7 +34,7 @@ struct forkexit_counts {
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: forkexit [-q] [-j] N\n");
+	fprintf(stderr, "usage: forkexit [-q] [-j] [-F] N\n");
 	exit(2);
 }
 
@@ -42,6 +44,15 @@ static double now_seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Fault injection (failslab) for this process and the children it forks. */
+static bool make_it_fail(void)
+{
+	FILE *f = fopen("/proc/self/make-it-fail", "w");
+	bool ok = f && fputs("1", f) >= 0;
+
+	return f && !fclose(f) && ok;
 }
 
 static int child_job_status(jid_t parent_jid)
@@ -78,7 +89,7 @@ static void fork_and_reap(bool check_job, jid_t jid,
 
 int main(int argc, char **argv)
 {
-	bool quiet = false, check_job = false;
+	bool quiet = false, check_job = false, inject = false;
 	struct forkexit_counts counts = { 0 };
 	jid_t jid = 0;
 	long forks;
@@ -86,11 +97,13 @@ int main(int argc, char **argv)
 	char *end;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "qj")) != -1) {
+	while ((opt = getopt(argc, argv, "qjF")) != -1) {
 		if (opt == 'q')
 			quiet = true;
 		else if (opt == 'j')
 			check_job = true;
+		else if (opt == 'F')
+			inject = true;
 		else
 			usage();
 	}
@@ -108,6 +121,11 @@ int main(int argc, char **argv)
 				strerror(errno));
 			return 1;
 		}
+	}
+	if (inject && !make_it_fail()) {
+		fprintf(stderr, "forkexit: -F: /proc/self/make-it-fail: %s\n",
+			strerror(errno));
+		return 1;
 	}
 	start = now_seconds();
 	for (long i = 0; i < forks; i++)

@@ -9,6 +9,8 @@
  *
  * --full-wrap wraps the pid space with the default pid_max and 40,000 forks,
  * as SGI's jobtest did, instead of lowering pid_max for a quick wrap.
+ * --slow is for a kernel where a fork costs ~100 times more (KASAN and
+ * lockdep under emulation): longer timeouts, a smaller quick wrap.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,6 +49,9 @@
 
 #define WRAP_PID_MAX		1000	/* pid_max during the quick wrap */
 #define WRAP_REUSES		200	/* reused pids the quick wrap wants */
+#define SLOW_WRAP_PID_MAX	400	/* the same with --slow */
+#define SLOW_WRAP_REUSES	50
+#define SLOW_FACTOR		10	/* --slow's timeouts */
 #define WRAP_MAX_FORKS		5000
 #define FULL_WRAP_FORKS		40000
 #define WRAP_ALIVE		8	/* jobs alive at once during the wrap */
@@ -88,6 +93,7 @@ static int kill_ours(pid_t pid, int sig)
 
 static struct shared_state *shared;
 static bool full_wrap;
+static bool slow;
 
 /* --- checks --- */
 
@@ -275,8 +281,9 @@ static bool report_ready(int fd, int timeout_ms)
 
 static bool receive_report(int fd, struct report *report)
 {
-	if (!report_ready(fd, REPORT_TIMEOUT_MS)) {
-		note("no report within %d ms", REPORT_TIMEOUT_MS);
+	if (!report_ready(fd, REPORT_TIMEOUT_MS * (slow ? SLOW_FACTOR : 1))) {
+		note("no report within %d ms",
+		     REPORT_TIMEOUT_MS * (slow ? SLOW_FACTOR : 1));
 		return false;
 	}
 	return read(fd, report, sizeof(*report)) == sizeof(*report);
@@ -794,7 +801,7 @@ static void test_pid_wrap(void)
 	seen = calloc(pid_max + 1, 1);
 	if (!full_wrap) {
 		shared->saved_pid_max = pid_max;
-		if (write_pid_max(WRAP_PID_MAX))
+		if (write_pid_max(slow ? SLOW_WRAP_PID_MAX : WRAP_PID_MAX))
 			max_forks = WRAP_MAX_FORKS;
 		else
 			note("cannot lower pid_max (%m): %d forks", FULL_WRAP_FORKS);
@@ -805,7 +812,8 @@ static void test_pid_wrap(void)
 		int slot = c.forks % WRAP_ALIVE;
 		pid_t pid;
 
-		if (!full_wrap && c.reused_pids >= WRAP_REUSES)
+		if (!full_wrap &&
+		    c.reused_pids >= (slow ? SLOW_WRAP_REUSES : WRAP_REUSES))
 			break;
 		if (alive[slot].pid) {
 			kill_ours(alive[slot].pid, SIGKILL);
@@ -1094,7 +1102,7 @@ static void kill_fork_storm(int sig)
 		reap_ended_children();
 		sleep_ms(5);
 	}
-	waiter = spawn_waiter(job.jid, &waiter_fd, 2 * REPORT_TIMEOUT_MS / 1000);
+	waiter = spawn_waiter(job.jid, &waiter_fd, 2 * REPORT_TIMEOUT_MS / 1000 * (slow ? SLOW_FACTOR : 1));
 	if (!expect(waiter > 0 && receive_report(waiter_fd, &waited), "waiter: %m"))
 		goto out;
 	sleep_ms(50);
@@ -1138,7 +1146,7 @@ static void test_waitjid(void)
 
 	if (!start_job_ok(&job, NULL, NULL))
 		return;
-	waiter = spawn_waiter(job.jid, &waiter_fd, 2 * REPORT_TIMEOUT_MS / 1000);
+	waiter = spawn_waiter(job.jid, &waiter_fd, 2 * REPORT_TIMEOUT_MS / 1000 * (slow ? SLOW_FACTOR : 1));
 	if (!expect(waiter > 0 && receive_report(waiter_fd, &waited), "waiter: %m"))
 		goto out;
 	sleep_ms(200);
@@ -1554,8 +1562,8 @@ static int run_test(const struct job_test *t)
 	shared->nr_jobs = 0;
 	pid = fork_flushed();
 	if (pid == 0) {
-		alarm(full_wrap && t->run == test_pid_wrap ? FULL_WRAP_TIMEOUT_S :
-		      TEST_TIMEOUT_S);
+		alarm((full_wrap && t->run == test_pid_wrap ? FULL_WRAP_TIMEOUT_S :
+		       TEST_TIMEOUT_S) * (slow ? SLOW_FACTOR : 1));
 		if (t->escape)
 			check_escape(t);
 		else
@@ -1590,7 +1598,7 @@ static int report_jid_mode(const char *fd)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: jobtest [--full-wrap] [--list] [TEST-NAME-PREFIX...]\n");
+	fprintf(stderr, "usage: jobtest [--full-wrap] [--slow] [--list] [TEST-NAME-PREFIX...]\n");
 	exit(2);
 }
 
@@ -1606,6 +1614,8 @@ int main(int argc, char **argv)
 			full_wrap = true;
 		else if (!strcmp(argv[argi], "--list"))
 			list = true;
+		else if (!strcmp(argv[argi], "--slow"))
+			slow = true;
 		else
 			usage();
 	}

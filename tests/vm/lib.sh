@@ -47,6 +47,11 @@ pn_as_user() {
 	su -s /bin/sh -c 'exec "$@"' -- "$_user" pn_as_user "$@"
 }
 
+# pn_slow: true on a slow (debug) kernel, where PN_SCALE_PCT < 100.
+pn_slow() {
+	[ "${PN_SCALE_PCT:-100}" -lt 100 ]
+}
+
 # pn_scale N: N scaled by PN_SCALE_PCT percent (default 100), at least 1.
 pn_scale() {
 	_n=$(($1 * ${PN_SCALE_PCT:-100} / 100))

@@ -19,7 +19,7 @@ echo N > "$F/ignore-gfp-wait"
 echo Y > "$F/task-filter"
 # Only the tasks of the job fail (make-it-fail is inherited at fork).
 jobctl create -- sh -c "echo subscribe > /proc/pnotify_testsub;
-	echo 1 > /proc/self/make-it-fail; exec forkexit -q -j $forks" > /tmp/out
+	exec forkexit -q -j -F $forks" > /tmp/out
 rc=$?
 echo 0 > "$F/probability"
 cat /tmp/out

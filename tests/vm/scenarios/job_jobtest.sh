@@ -6,7 +6,9 @@
 
 pn_load pnotify
 pn_load job
-jobtest > /tmp/jobtest.log 2>&1
+slow=
+pn_slow && slow=--slow
+jobtest $slow > /tmp/jobtest.log 2>&1
 rc=$?
 cat /tmp/jobtest.log
 grep -qx 'Great.  All tests completed, no errors' /tmp/jobtest.log ||

@@ -6,8 +6,10 @@ for sync in srcu rwsem percpu; do
 	pn_load pnotify sync="$sync"
 	pn_load pnotify_testsub
 	grep -q "^sync: $sync" /proc/pnotify || pn_fail "sync=$sync not in effect"
-	for t in "forks 200" "vforks 50" "clone3 50" "spawns 20" "threads 16" \
-		"exit-group 8" "drop 10" "fail 10" "chain 12"; do
+	for t in "forks $(pn_scale 200)" "vforks $(pn_scale 50)" \
+		"clone3 $(pn_scale 50)" "spawns $(pn_scale 20)" \
+		"threads $(pn_scale 16)" "exit-group $(pn_scale 8)" \
+		"drop $(pn_scale 10)" "fail $(pn_scale 10)" "chain $(pn_scale 12)"; do
 		# shellcheck disable=SC2086
 		pnotify_test $t || pn_fail "sync=$sync: pnotify_test $t"
 	done
