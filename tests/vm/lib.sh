@@ -47,6 +47,38 @@ pn_as_user() {
 	su -s /bin/sh -c 'exec "$@"' -- "$_user" pn_as_user "$@"
 }
 
+# pn_wait_until WHAT CMD...: wait until CMD succeeds (up to 60 s, or 600 s
+# on a slow kernel); fail naming WHAT otherwise.
+pn_wait_until() {
+	_what=$1
+	shift
+	_limit=600
+	pn_slow && _limit=6000
+	_n=0
+	until "$@" > /dev/null 2>&1; do
+		_n=$((_n + 1))
+		[ "$_n" -lt "$_limit" ] || pn_fail "$_what: not after $((_limit / 10)) s"
+		usleep 100000
+	done
+}
+
+# pn_wait_file FILE...: wait until each FILE has content.
+pn_wait_file() {
+	for _f in "$@"; do
+		pn_wait_until "content in $_f" test -s "$_f"
+	done
+}
+
+# pn_wait_blocked PID: wait until PID sleeps in the job module's waitjid.
+pn_wait_blocked() {
+	pn_wait_until "process $1 waiting for its job" grep -q waitjid "/proc/$1/wchan"
+}
+
+# pn_wait_job_gone JID: wait until the job has ended.
+pn_wait_job_gone() {
+	pn_wait_until "the end of job $1" sh -c "! jobctl pids $1"
+}
+
 # pn_slow: true on a slow (debug) kernel, where PN_SCALE_PCT < 100.
 pn_slow() {
 	[ "${PN_SCALE_PCT:-100}" -lt 100 ]

@@ -31,10 +31,5 @@ pn_log "$injected allocations failed on purpose"
 cat /proc/pnotify
 pn_unload pnotify_testsub
 pn_unload job
-n=0
-while ! grep -q '^tasks: 0$' /proc/pnotify; do
-	n=$((n + 1))
-	[ "$n" -lt 100 ] || pn_fail "entries left: $(grep ^tasks: /proc/pnotify)"
-	usleep 20000
-done
+pn_wait_until "pnotify's entries to go" grep -q '^tasks: 0$' /proc/pnotify
 pn_unload pnotify

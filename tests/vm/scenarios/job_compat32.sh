@@ -5,7 +5,7 @@
 pn_load pnotify
 pn_load job hid=0x2a
 jobctl32 create -- sleep 600 > /tmp/jid &
-sleep 1
+pn_wait_file /tmp/jid
 jid=$(cat /tmp/jid)
 case $jid in 0x0000002a0000000?) ;; *) pn_fail "32-bit create printed '$jid'" ;; esac
 pn_assert_eq "pids" "$(jobctl pids "$jid")" "$(jobctl32 pids "$jid")"
@@ -27,7 +27,7 @@ grep -q '^0x0000002b' /tmp/jid2 || pn_fail "sethid from 32 bits not in effect: $
 
 jobctl32 wait "$jid" > /tmp/status &
 waiter=$!
-usleep 200000
+pn_wait_blocked "$waiter"
 jobctl32 kill -TERM "$jid" || pn_fail "32-bit kill"
 wait "$waiter" || pn_fail "32-bit wait failed"
 grep -q 'SIGTERM' /tmp/status || pn_fail "32-bit wait printed '$(cat /tmp/status)'"

@@ -21,7 +21,7 @@ jobctl create -- sh -c '
 	keyctl padd user secret @s < /tmp/secret > /tmp/kid
 	( sh -c "keyctl print $(cat /tmp/kid) > /tmp/grandchild.out 2>&1" ) &
 	exec sleep 600' > /tmp/jid_a &
-sleep 1
+pn_wait_file /tmp/jid_a /tmp/kid /tmp/grandchild.out
 jid_a=$(cat /tmp/jid_a)
 kid=$(cat /tmp/kid)
 [ -n "$kid" ] || pn_fail "the member could not add a key to its session keyring"
@@ -44,7 +44,7 @@ pn_assert_eq "attached member reads the key" s3cr3t "$(cat /tmp/attached.out)"
 # they can neither read the key nor find or read the keyring.
 chmod 644 /tmp/kid
 jobctl create --user 65534 -- sleep 600 > /tmp/jid_b &
-sleep 1
+pn_wait_file /tmp/jid_b
 jid_b=$(cat /tmp/jid_b)
 cat > /tmp/probe.sh <<PROBE
 keyctl print $kid && echo LEAK
@@ -66,10 +66,7 @@ kill "$other"
 holder=$(keyctl newring holder @u)
 keyctl link "$serial" "$holder" || pn_fail "the owner cannot keep a link to the keyring"
 jobctl kill -KILL "$jid_a"
-n=0
-while jobctl pids "$jid_a" > /dev/null 2>&1; do
-	n=$((n + 1)); [ "$n" -lt 50 ] || pn_fail "job A did not end"; usleep 100000
-done
+pn_wait_job_gone "$jid_a"
 keyctl list "$serial" > /tmp/revoked.out 2>&1 && pn_fail "the keyring still reads after the job ended"
 grep -q 'revoked' /tmp/revoked.out || pn_fail "not revoked: $(cat /tmp/revoked.out)"
 keyctl unlink "$holder" @u > /dev/null
@@ -88,7 +85,7 @@ pn_log "$jobs jobs created and ended"
 
 # Unloading while a job lives is safe; once it ends nothing is left.
 jobctl create -- sleep 600 > /tmp/jid_c &
-sleep 1
+pn_wait_file /tmp/jid_c
 jobctl keyring "$(cat /tmp/jid_c)" > /dev/null || pn_fail "job C has no keyring"
 pn_unload keyring_bridge
 jobctl kill -KILL "$(cat /tmp/jid_c)"

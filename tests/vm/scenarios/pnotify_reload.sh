@@ -14,12 +14,7 @@ while [ "$i" -lt "$rounds" ]; do
 	usleep 100000
 	live=$(awk '$1 == "live:" { print $2 }' /proc/pnotify_testsub)
 	rmmod pnotify_testsub || pn_fail "round $i: rmmod pnotify_testsub"
-	n=0
-	while ! grep -q '^tasks: 0$' /proc/pnotify; do
-		n=$((n + 1))
-		[ "$n" -lt 50 ] || pn_fail "round $i: entries left: $(grep ^tasks: /proc/pnotify)"
-		usleep 20000
-	done
+	pn_wait_until "pnotify's entries to go" grep -q '^tasks: 0$' /proc/pnotify
 	grep -q '^works_inflight: 0$' /proc/pnotify || pn_fail "round $i: works left"
 	rmmod pnotify || pn_fail "round $i: rmmod pnotify"
 	i=$((i + 1))

@@ -23,12 +23,7 @@ while [ "$i" -lt "$rounds" ]; do
 	usleep 200000
 	rmmod pnotify_testsub || pn_fail "round $i: rmmod pnotify_testsub"
 	rmmod job || pn_fail "round $i: rmmod job"
-	n=0
-	while ! grep -q '^tasks: 0$' /proc/pnotify; do
-		n=$((n + 1))
-		[ "$n" -lt 100 ] || pn_fail "round $i: $(grep ^tasks: /proc/pnotify) left"
-		usleep 20000
-	done
+	pn_wait_until "pnotify's entries to go" grep -q '^tasks: 0$' /proc/pnotify
 	rmmod pnotify || pn_fail "round $i: rmmod pnotify"
 	wait "$storm"
 	i=$((i + 1))
