@@ -43,7 +43,7 @@ if [ -z "$rebuild" ] && [ -e "$rootfs/.pnotify-rootfs-complete" ]; then
 fi
 
 [ "$(id -u)" = 0 ] || { echo "mkrootfs.sh: needs root" >&2; exit 1; }
-"$here/../../scripts/install-package-deps.sh" debootstrap >&2
+"$here/../../scripts/install-deps.sh" debootstrap >&2
 
 mkdir -p "$cache"
 tmp=$(mktemp -d "$cache/.rootfs-$hash.XXXXXX")

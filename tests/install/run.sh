@@ -87,7 +87,7 @@ in_chroot() {
 trap 'fail "interrupted"; finish' INT TERM
 
 [ "$(id -u)" = 0 ] || { echo "run.sh: needs root (debootstrap, chroot, mount)" >&2; fail "root"; finish; }
-"$repo/scripts/install-package-deps.sh" debootstrap e2fsprogs qemu-system-x86 >&2 ||
+"$repo/scripts/install-deps.sh" debootstrap e2fsprogs qemu-system-x86 >&2 ||
 	{ fail "install the test's packages"; finish; }
 
 pkgs=()
