@@ -10,13 +10,14 @@ pn_load pnotify
 pn_load job
 pn_load pnotify_testsub
 forks=$(pn_scale 3000)
-echo 20 > "$F/probability"
+# Only tasks with make-it-fail fail: the filter goes on before the rate.
+echo Y > "$F/task-filter"
+echo N > "$F/ignore-gfp-wait"
+echo 0 > "$F/verbose"
+echo 0 > "$F/space"
 echo 1 > "$F/interval"
 echo 1000000 > "$F/times"
-echo 0 > "$F/space"
-echo 0 > "$F/verbose"
-echo N > "$F/ignore-gfp-wait"
-echo Y > "$F/task-filter"
+echo 20 > "$F/probability"
 # Only the tasks of the job fail (make-it-fail is inherited at fork).
 jobctl create -- sh -c "echo subscribe > /proc/pnotify_testsub;
 	exec forkexit -q -j -F $forks" > /tmp/out
