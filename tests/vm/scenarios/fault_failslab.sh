@@ -9,7 +9,7 @@ F=/sys/kernel/debug/failslab
 pn_load pnotify
 pn_load job
 pn_load pnotify_testsub
-forks=$(pn_scale 3000)
+forks=$(pn_scale 10000)
 # Only tasks with make-it-fail fail: the filter goes on before the rate.
 echo Y > "$F/task-filter"
 echo N > "$F/ignore-gfp-wait"
@@ -17,7 +17,9 @@ echo 0 > "$F/verbose"
 echo 0 > "$F/space"
 echo 1 > "$F/interval"
 echo 1000000 > "$F/times"
-echo 20 > "$F/probability"
+# 2%: about half the forks succeed, so that the allocations of the hooks and
+# callbacks of the followed ones fail too, not only the fork's own.
+echo 2 > "$F/probability"
 # Only the tasks of the job fail (make-it-fail is inherited at fork).
 jobctl create -- sh -c "echo subscribe > /proc/pnotify_testsub;
 	exec forkexit -q -j -F $forks" > /tmp/out
@@ -30,6 +32,11 @@ injected=$((1000000 - $(cat "$F/times")))
 pn_log "$injected allocations failed on purpose"
 [ "$injected" -gt 0 ] || pn_fail "no failure was injected"
 cat /proc/pnotify
+ours=$(awk '$1 == "fork_failures:" { n += $2 } $1 ~ /^(job|testsub)$/ { n += $7 }
+	END { print n + 0 }' /proc/pnotify)
+pn_log "$ours failures in pnotify's hooks and callbacks"
+[ "$ours" -gt 0 ] || pn_fail "no failure reached pnotify's own allocations"
+grep -q 'escaped=0' /tmp/out || pn_fail "children escaped"
 pn_unload pnotify_testsub
 pn_unload job
 pn_wait_until "pnotify's entries to go" grep -q '^tasks: 0$' /proc/pnotify
