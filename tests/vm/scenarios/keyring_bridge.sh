@@ -3,7 +3,8 @@
 # job ends, and gone without a trace after 1,000 jobs and after unload.
 . /lib/pn/lib.sh
 
-echo 1 > /proc/sys/kernel/keys/gc_delay
+# Revoked keys stay visible (and readable as revoked) for gc_delay seconds.
+gc_delay=$(cat /proc/sys/kernel/keys/gc_delay)
 keys_now() { sleep 2; grep -vc ' keyring  *_uid' /proc/keys; }
 pn_load pnotify
 pn_load job
@@ -74,6 +75,9 @@ sleep 2
 keyctl print "$kid" > /tmp/key.out 2>&1 && pn_fail "the key still reads after the job ended"
 jobctl kill -KILL "$jid_b"
 
+# From here on, revoked keys are collected at once.
+echo 1 > /proc/sys/kernel/keys/gc_delay
+
 # 1,000 jobs made and ended leave /proc/keys as it was.
 jobs=$(pn_scale 1000)
 i=0
@@ -96,5 +100,6 @@ until [ "$(keys_now)" = "$keys_before" ] && [ "$(cat /proc/key-users)" = "$users
 	[ "$n" -lt 10 ] || pn_fail "keys left: $(keys_now) (before: $keys_before); users: $(cat /proc/key-users) (before: $users_before)"
 done
 pn_log "/proc/keys and /proc/key-users as before"
+echo "$gc_delay" > /proc/sys/kernel/keys/gc_delay
 pn_unload job
 pn_unload pnotify
