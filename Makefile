@@ -45,7 +45,7 @@ userspace: $(TEST_BINS) $(BUILD)/bin/jobctl $(LIBJOB_SO) \
 	$(BUILD)/lib/pkgconfig/libjob.pc $(UNIT_BINS) $(COMPAT_BINS)
 
 # Static programs, so that they run in the VM's initramfs as they are.
-$(BUILD)/bin/%: tests/%.c userspace/job.h include/uapi/job.h $(BUILD)/lib/libjob.a
+$(BUILD)/bin/%: tests/%.c $(wildcard tests/*.h) userspace/job.h include/uapi/job.h $(BUILD)/lib/libjob.a
 	mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(UAPI_CFLAGS) -o $@ $< $(BUILD)/lib/libjob.a $(STATIC_LDFLAGS)
 

@@ -35,6 +35,7 @@
 
 #include "../userspace/job.h"
 #include "../include/uapi/job.h"
+#include "interrupting_alarm.h"
 
 #define HIGHEST_FUZZED_REQUEST	40
 #define KERNEL_DIRECT_MAP	0xffff888000000000UL
@@ -561,18 +562,10 @@ static void fuzz_one_call(struct fuzz_child *c)
 	shared->calls++;
 }
 
-static void on_alarm(int sig)
-{
-	(void)sig;
-}
-
 /* SIGALRM interrupts blocking calls instead of restarting them. */
 static void install_alarm_handler(void)
 {
-	struct sigaction sa = { .sa_handler = on_alarm };
-
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGALRM, &sa, NULL) < 0)
+	if (install_interrupting_alarm() < 0)
 		die("sigaction");
 }
 

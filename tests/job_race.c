@@ -26,6 +26,7 @@
 
 #include "../userspace/job.h"
 #include "../include/uapi/job.h"
+#include "interrupting_alarm.h"
 
 #define SHARED_JOBS		4	/* the jobs every worker works on */
 #define SLEEPERS_PER_JOB	2	/* besides the job's first process */
@@ -324,18 +325,10 @@ static void op_kill(void)
 	check_result(OP_KILL, job_killjid(jid, sig) < 0, "job_killjid", jid);
 }
 
-static void on_alarm(int sig)
-{
-	(void)sig;
-}
-
 /* SIGALRM interrupts blocking calls instead of restarting them. */
 static void install_alarm_handler(void)
 {
-	struct sigaction sa = { .sa_handler = on_alarm };
-
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGALRM, &sa, NULL) < 0)
+	if (install_interrupting_alarm() < 0)
 		die("sigaction");
 }
 
