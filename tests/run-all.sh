@@ -54,7 +54,7 @@ vm_lane() {
 	add_counts "$(tail -n 1 "$top/build/vm-$name.log")" "vm-$name"
 }
 
-lanes=${PN_LANES:-stock debug}
+lanes=${PN_LANES:-stock debug install}
 [[ " $lanes " = *" stock "* ]] && vm_lane stock
 
 # The debug lane: KASAN, lockdep, atomic-sleep checks, kmemleak, UBSAN,
@@ -71,6 +71,14 @@ if [[ " $lanes " = *" debug "* ]]; then
 		echo "FAIL debug lane: the debug kernel did not build"
 		failed=$((failed + 1))
 	fi
+fi
+
+# The install lane: the Debian packages installed with apt in a Debian 12
+# system (debootstrap, cached), booted with systemd, jobtest there.
+if [[ " $lanes " = *" install "* ]]; then
+	echo "== install lane"
+	make -C "$top" --no-print-directory check-install 2>&1 | tee "$top/build/install.log"
+	add_counts "$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$top/build/install.log" | tail -n 1)" install
 fi
 
 echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
