@@ -571,7 +571,10 @@ static long job_create(void *arg)
 	mutex_lock(&job_move_lock);
 	err = job_attach_process(job, current->group_leader);
 	mutex_unlock(&job_move_lock);
-	/* A job with no member is ended by the last leave; one never joined: */
+	/*
+	 * A job is ended by its last member leaving; if no task ever joined
+	 * (every attach failed before adding one), nothing else will end it.
+	 */
 	mutex_lock(&job->lock);
 	if (!job->nr_tasks && !job->ended) {
 		job->ended = true;

@@ -161,6 +161,7 @@ static int kb_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 	return 0;
 }
 
+/* Nothing to release: the keyring belongs to the job, not to the task. */
 static void kb_exit(struct task_struct *task, struct pnotify_subscriber *sub)
 {
 }
