@@ -332,11 +332,15 @@ static void install_alarm_handler(void)
 		die("sigaction");
 }
 
+/*
+ * A repeating timer: a one-shot alarm that fires before the blocking call
+ * starts (easy on a slow kernel) would leave that call blocked for good.
+ */
 static void arm_alarm(long usec)
 {
-	struct itimerval timer = {
-		.it_value = { .tv_sec = usec / 1000000, .tv_usec = usec % 1000000 },
-	};
+	struct timeval period = { .tv_sec = usec / 1000000,
+				  .tv_usec = usec % 1000000 };
+	struct itimerval timer = { .it_interval = period, .it_value = period };
 
 	setitimer(ITIMER_REAL, &timer, NULL);
 }

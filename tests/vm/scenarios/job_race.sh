@@ -5,10 +5,6 @@
 # shellcheck source=tests/vm/lib.sh
 . /lib/pn/lib.sh
 
-# Open finding: on the debug kernel this once hung with the VM idle (no
-# hung-task report: an interruptible wait that never ends).  Until it is
-# understood it runs on the stock kernel only, visibly skipped here.
-pn_slow && pn_skip "hangs on the debug kernel (open finding, issue 4)"
 pn_load pnotify
 pn_load job
 job_race 8 "$(pn_scale 20)" || pn_fail "job_race"
