@@ -68,6 +68,7 @@ struct job {
 
 	struct mutex lock;
 	struct list_head members;
+	struct list_head processes;
 	unsigned int nr_tasks;
 	unsigned int nr_processes;
 	bool ended;
@@ -79,8 +80,21 @@ struct job {
 	wait_queue_head_t ended_wq;
 };
 
+/*
+ * A process of a job: the thread group of its member tasks.  Counting,
+ * listing and signalling go by these, not by thread group leaders, since a
+ * leader may exit (pthread_exit) long before the rest of its process.
+ */
+struct job_process {
+	struct list_head link;
+	struct pid *tgid;	/* stable for the life of the thread group */
+	struct signal_struct *signal;	/* identifies the group while it runs */
+	unsigned int nr_members;
+};
+
 struct job_member {
 	struct job *job;
+	struct job_process *process;
 	struct task_struct *task;
 	struct list_head link;
 };
@@ -277,30 +291,62 @@ static void job_keep_record(struct job *job)
 
 /* ---- membership ---------------------------------------------------------- */
 
-static bool job_task_is_process(struct task_struct *task)
+/* The job_process of @task's thread group in @job, or NULL; lock held. */
+static struct job_process *job_process_find_locked(struct job *job,
+						   struct task_struct *task)
 {
-	return thread_group_leader(task);
+	struct job_process *p;
+
+	lockdep_assert_held(&job->lock);
+	list_for_each_entry(p, &job->processes, link)
+		if (p->signal == task->signal)
+			return p;
+	return NULL;
 }
 
-/* Adds @task to @job's list; the caller then subscribes it.  lock held. */
+static struct job_process *job_process_new_locked(struct job *job,
+						  struct task_struct *task)
+{
+	struct job_process *p = kzalloc(sizeof(*p), GFP_KERNEL);
+
+	lockdep_assert_held(&job->lock);
+	if (!p)
+		return NULL;
+	p->tgid = get_pid(task_tgid(task));
+	p->signal = task->signal;
+	list_add_tail(&p->link, &job->processes);
+	job->nr_processes++;
+	job->spent.nr_processes++;
+	return p;
+}
+
+/*
+ * Adds @task to @job's list, in @process (NULL: a new process of the job);
+ * the caller then subscribes it.  lock held.
+ */
 static struct job_member *job_member_add_locked(struct job *job,
-						struct task_struct *task)
+						struct task_struct *task,
+						struct job_process *process)
 {
 	struct job_member *m = kzalloc(sizeof(*m), GFP_KERNEL);
 
 	lockdep_assert_held(&job->lock);
 	if (!m)
 		return NULL;
+	if (!process)
+		process = job_process_new_locked(job, task);
+	if (!process) {
+		kfree(m);
+		return NULL;
+	}
+	process->nr_members++;
 	refcount_inc(&job->ref);
 	m->job = job;
+	m->process = process;
 	m->task = task;
 	list_add_tail(&m->link, &job->members);
 	job->nr_tasks++;
 	job->spent.nr_tasks++;
-	if (job_task_is_process(task)) {
-		job->nr_processes++;
-		job->spent.nr_processes++;
-	}
 	return m;
 }
 
@@ -326,8 +372,12 @@ static void job_member_leave(struct job_member *m, int status)
 	job_sums_add_task(&job->spent, m->task);
 	list_del(&m->link);
 	job->nr_tasks--;
-	if (job_task_is_process(m->task))
+	if (!--m->process->nr_members) {
+		list_del(&m->process->link);
 		job->nr_processes--;
+		put_pid(m->process->tgid);
+		kfree(m->process);
+	}
 	job->last_status = status;
 	ended = !job->nr_tasks;
 	job->ended = ended;
@@ -338,14 +388,15 @@ static void job_member_leave(struct job_member *m, int status)
 	job_put(job);
 }
 
-/* Sends the kills logged since @task was created to it; job->lock held. */
+/*
+ * Sends the kills logged since the new process @task was created to it;
+ * job->lock held.  A new thread needs none: it shares its process's
+ * pending signals.
+ */
 static void job_replay_kills(struct job *job, struct task_struct *task)
 {
 	unsigned int i, n = min_t(unsigned int, job->nr_kills, JOB_KILL_LOG);
 
-	/* A new thread shares its process's pending signals already. */
-	if (!job_task_is_process(task))
-		return;
 	for (i = 0; i < n; i++)
 		if (job->kills[i].end_ns >= task->start_time)
 			kill_pid(task_tgid(task), job->kills[i].sig, 1);
@@ -354,7 +405,9 @@ static void job_replay_kills(struct job *job, struct task_struct *task)
 static int job_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 		    void *parent_data)
 {
-	struct job *job = ((struct job_member *)parent_data)->job;
+	struct job_member *parent = parent_data;
+	struct job *job = parent->job;
+	bool thread = task->signal == parent->process->signal;
 	struct job_member *m;
 
 	mutex_lock(&job->lock);
@@ -363,8 +416,8 @@ static int job_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 		mutex_unlock(&job->lock);
 		return 1;
 	}
-	m = job_member_add_locked(job, task);
-	if (m)
+	m = job_member_add_locked(job, task, thread ? parent->process : NULL);
+	if (m && !thread)
 		job_replay_kills(job, task);
 	mutex_unlock(&job->lock);
 	if (!m)
@@ -394,7 +447,8 @@ static int job_attach_task(struct job *job, struct task_struct *task)
 
 	pnotify_unsubscribe(task, &job_events);
 	mutex_lock(&job->lock);
-	m = job->ended ? NULL : job_member_add_locked(job, task);
+	m = job->ended ? NULL :
+	    job_member_add_locked(job, task, job_process_find_locked(job, task));
 	err = job->ended ? -ENODATA : m ? 0 : -ENOMEM;
 	mutex_unlock(&job->lock);
 	if (err)
@@ -445,15 +499,21 @@ static void job_put_tasks(struct task_struct **tasks, int n)
 static int job_attach_process(struct job *job, struct task_struct *leader)
 {
 	struct task_struct **tasks;
-	int n, i, err = 0;
+	int n, i, attached = 0, err = 0;
 
 	n = job_process_threads(leader, &tasks);
 	if (n < 0)
 		return n;
-	for (i = 0; i < n && !err; i++)
+	for (i = 0; i < n && !err; i++) {
 		err = job_attach_task(job, tasks[i]);
+		/* An exiting thread (a main thread gone first) stays out. */
+		if (err == -ESRCH)
+			err = 0;
+		else if (!err)
+			attached++;
+	}
 	job_put_tasks(tasks, n);
-	return err;
+	return err ?: attached ? 0 : -ESRCH;
 }
 
 /* Detaches every thread of the process @leader from its job. */
@@ -483,6 +543,25 @@ static struct job *job_of_task(struct task_struct *task)
 		refcount_inc(&job->ref);
 		pnotify_put_subscriber(sub);
 	}
+	return job;
+}
+
+/*
+ * The job the process of @leader is in, referenced, or NULL: that of any of
+ * its threads, as the leader may have exited before them.
+ */
+static struct job *job_of_process(struct task_struct *leader)
+{
+	struct task_struct **tasks;
+	struct job *job = NULL;
+	int n, i;
+
+	n = job_process_threads(leader, &tasks);
+	if (n < 0)
+		return ERR_PTR(n);
+	for (i = 0; i < n && !job; i++)
+		job = job_of_task(tasks[i]);
+	job_put_tasks(tasks, n);
 	return job;
 }
 
@@ -558,6 +637,7 @@ static long job_create(void *arg)
 	refcount_set(&job->ref, 1);
 	mutex_init(&job->lock);
 	INIT_LIST_HEAD(&job->members);
+	INIT_LIST_HEAD(&job->processes);
 	init_waitqueue_head(&job->ended_wq);
 	job->owner = owner;
 	job->prime = get_task_pid(current, PIDTYPE_TGID);
@@ -595,10 +675,10 @@ static long job_getjid(void *arg)
 
 	if (IS_ERR(task))
 		return PTR_ERR(task);
-	job = job_of_task(task);
+	job = job_of_process(task);
 	put_task_struct(task);
-	if (!job)
-		return -ENODATA;
+	if (IS_ERR_OR_NULL(job))
+		return job ? PTR_ERR(job) : -ENODATA;
 	req->r_jid = job->jid;
 	job_put(job);
 	return 0;
@@ -638,7 +718,7 @@ static bool job_may_signal(struct job *job)
 static long job_killjid(void *arg)
 {
 	struct job_killjid *req = arg;
-	struct job_member *m;
+	struct job_process *p;
 	struct job *job;
 	int signalled = 0;
 
@@ -652,12 +732,9 @@ static long job_killjid(void *arg)
 		return -EPERM;
 	}
 	mutex_lock(&job->lock);
-	list_for_each_entry(m, &job->members, link) {
-		if (!job_task_is_process(m->task))
-			continue;
-		if (!req->sig || !kill_pid(task_tgid(m->task), req->sig, 1))
+	list_for_each_entry(p, &job->processes, link)
+		if (!req->sig || !kill_pid(p->tgid, req->sig, 1))
 			signalled++;
-	}
 	if (req->sig) {
 		struct job_kill *k = &job->kills[job->nr_kills++ % JOB_KILL_LOG];
 
@@ -725,7 +802,7 @@ static long job_getpidlst(void *arg)
 	struct job_pidlst *req = arg;
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	unsigned int n = 0, cap;
-	struct job_member *m;
+	struct job_process *p;
 	struct job *job;
 	pid_t *pids;
 
@@ -738,15 +815,12 @@ static long job_getpidlst(void *arg)
 	cap = min_t(unsigned int, req->r_val, job->nr_processes);
 	pids = kvmalloc_array(max(cap, 1U), sizeof(*pids), GFP_KERNEL);
 	if (pids) {
-		list_for_each_entry(m, &job->members, link) {
-			pid_t pid;
+		list_for_each_entry(p, &job->processes, link) {
+			/* Processes outside the caller's pid namespace: none. */
+			pid_t pid = pid_nr_ns(p->tgid, ns);
 
 			if (n == cap)
 				break;
-			if (!job_task_is_process(m->task))
-				continue;
-			/* Processes outside the caller's pid namespace: none. */
-			pid = task_tgid_nr_ns(m->task, ns);
 			if (pid)
 				pids[n++] = pid;
 		}
@@ -810,7 +884,7 @@ static long job_detachjid(void *arg)
 	struct task_struct **tasks;
 	struct job_member *m;
 	struct job *job;
-	int n = 0, i, processes = 0;
+	int n = 0, i, processes;
 
 	if (!job_privileged())
 		return -EPERM;
@@ -819,6 +893,8 @@ static long job_detachjid(void *arg)
 		return -ENODATA;
 	mutex_lock(&job->lock);
 	job->detaching = true;
+	/* Those that exit meanwhile leave by themselves. */
+	processes = job->nr_processes;
 	tasks = kvmalloc_array(max(job->nr_tasks, 1U), sizeof(*tasks),
 			       GFP_KERNEL);
 	if (tasks) {
@@ -829,9 +905,7 @@ static long job_detachjid(void *arg)
 	}
 	mutex_unlock(&job->lock);
 	for (i = 0; i < n; i++)
-		if (!pnotify_unsubscribe(tasks[i], &job_events) &&
-		    job_task_is_process(tasks[i]))
-			processes++;
+		pnotify_unsubscribe(tasks[i], &job_events);
 	if (tasks)
 		job_put_tasks(tasks, n);
 	job_put(job);
@@ -853,10 +927,10 @@ static long job_detachpid(void *arg)
 	task = job_find_process(req->pid);
 	if (IS_ERR(task))
 		return PTR_ERR(task);
-	job = job_of_task(task);
-	if (!job) {
+	job = job_of_process(task);
+	if (IS_ERR_OR_NULL(job)) {
 		put_task_struct(task);
-		return -ENODATA;
+		return job ? PTR_ERR(job) : -ENODATA;
 	}
 	req->r_jid = job->jid;
 	job_put(job);
@@ -880,16 +954,18 @@ static long job_attachpid(void *arg)
 	if (IS_ERR(task))
 		return PTR_ERR(task);
 	mutex_lock(&job_move_lock);
-	current_job = job_of_task(task);
+	current_job = job_of_process(task);
 	job = current_job ? NULL : job_get(req->r_jid);
-	if (current_job)
+	if (IS_ERR(current_job))
+		err = PTR_ERR(current_job);
+	else if (current_job)
 		err = -EINVAL;
 	else if (!job)
 		err = -ENODATA;
 	else
 		err = job_attach_process(job, task);
 	mutex_unlock(&job_move_lock);
-	if (current_job)
+	if (!IS_ERR_OR_NULL(current_job))
 		job_put(current_job);
 	if (job)
 		job_put(job);

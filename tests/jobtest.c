@@ -1166,6 +1166,86 @@ out:
 	end_job(&job);
 }
 
+/* A thread of a process whose main thread has exited: reports, stays. */
+static void *outlive_main_thread(void *report_fd)
+{
+	char path[64], stat[256];
+	bool main_exited = false;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", getpid());
+	for (int i = 0; i < 1000 && !main_exited; i++) {
+		FILE *f = fopen(path, "r");
+		char *state = NULL;
+
+		/* The exited main thread is a zombie while the others run. */
+		if (f && fgets(stat, sizeof(stat), f))
+			state = strrchr(stat, ')');
+		main_exited = state && state[1] == ' ' && state[2] == 'Z';
+		if (f)
+			fclose(f);
+		if (!main_exited)
+			sleep_ms(10);
+	}
+	report_own_jid(*(int *)report_fd);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* Body: a process that reports, starts a thread and exits its main thread. */
+static void spawn_headless_process(const struct job_leader *self, void *arg)
+{
+	static int report_fd;
+	pthread_t thread;
+
+	(void)arg;
+	report_fd = self->report_fd;
+	if (fork_flushed() != 0)
+		return;
+	report_own_jid(report_fd);
+	if (pthread_create(&thread, NULL, outlive_main_thread, &report_fd))
+		report_problem(report_fd, REPORT_ERROR, errno);
+	pthread_exit(NULL);
+}
+
+/*
+ * A member whose main thread exits (pthread_exit) is still a process of the
+ * job: counted, listed, found, detached and attached by its pid, killed
+ * with it.
+ */
+static void test_main_thread_exits(void)
+{
+	struct job_leader job;
+	struct report process = { 0 }, thread;
+	pid_t pids[4];
+	int n;
+
+	if (!start_job_ok(&job, spawn_headless_process, NULL))
+		return;
+	if (!receive_jid_report(&job, &process) ||
+	    !receive_jid_report(&job, &thread))
+		goto out;
+	expect(thread.jid == job.jid, "the remaining thread reports JID %#llx (%s), job %#llx",
+	       JID(thread.jid), errno_name(thread.err), JID(job.jid));
+	expect(job_getjid(process.tid) == job.jid, "job_getjid(%d): %s",
+	       process.tid, errno_name(errno));
+	expect(job_detachpid(process.tid) == job.jid, "job_detachpid: %m");
+	expect(job_getpidcnt(job.jid) == 1, "job_getpidcnt() after detach = %d",
+	       job_getpidcnt(job.jid));
+	expect(job_attachpid(process.tid, job.jid) == job.jid, "job_attachpid: %m");
+	release_leader(&job);
+	n = job_getpidlist(job.jid, pids, sizeof(pids));
+	expect(job_getpidcnt(job.jid) == 1, "job_getpidcnt() = %d",
+	       job_getpidcnt(job.jid));
+	expect(n == 1 && pids[0] == process.tid, "job_getpidlist() = %d (%d), process %d",
+	       n, n > 0 ? pids[0] : 0, process.tid);
+	expect(job_killjid(job.jid, SIGKILL) == 0, "job_killjid: %m");
+	expect(job_waitjid(job.jid, NULL, 0) == job.jid, "job_waitjid: %m");
+out:
+	end_job(&job);
+	kill_ours(process.tid, SIGKILL);
+}
+
 static void burn_cpu(long long ns)
 {
 	struct timespec ts;
@@ -1485,6 +1565,7 @@ static const struct job_test tests[] = {
 	{ "kill during a fork storm (SIGKILL)", .run = test_storm_sigkill },
 	{ "kill during a fork storm (SIGTERM)", .run = test_storm_sigterm },
 	{ "waitjid wake-up and status", .run = test_waitjid },
+	{ "main thread exits before the others", .run = test_main_thread_exits },
 	{ "accounting", .run = test_accounting },
 	{ "unprivileged user", .run = test_unprivileged },
 	{ "bad input: unknown jid", .run = test_unknown_jid },
