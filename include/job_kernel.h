@@ -12,6 +12,7 @@
 #include <linux/uidgid.h>
 
 struct task_struct;
+struct job_info;
 
 enum job_event_type {
 	JOB_EVENT_JOIN,		/* event->task joined, by create or attach */
@@ -34,5 +35,11 @@ int job_unregister_notifier(struct notifier_block *nb);
 
 /* The JID and owner of @task's job; false if it is in none. */
 bool job_task_job(struct task_struct *task, u64 *jid, kuid_t *owner);
+
+/*
+ * Fills @info (include/uapi/job.h) for the live job @info->jid, as seen from
+ * the caller's namespaces, as JOB_GETINFO does; -ENODATA if there is none.
+ */
+int job_get_info(struct job_info *info);
 
 #endif /* _JOB_KERNEL_H */

@@ -991,6 +991,12 @@ static long job_getinfo(void *arg)
 	return 0;
 }
 
+int job_get_info(struct job_info *info)
+{
+	return job_getinfo(info);
+}
+EXPORT_SYMBOL_GPL(job_get_info);
+
 static long job_getacct(void *arg)
 {
 	struct job_acct *req = arg;

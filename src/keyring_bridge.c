@@ -17,6 +17,10 @@
  * mode=session (default) installs the keyring as the session keyring,
  * mode=link links it into the existing session keyring, mode=off only
  * keeps the keyrings.
+ *
+ * Each job keyring holds a key of type "job" named by the JID: a member
+ * finds it with "keyctl request job <jid>" and reads the job's owner and
+ * member counts from it, made at each read so that they are never stale.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +36,7 @@
 #include <linux/slab.h>
 #include <job_kernel.h>
 #include <pnotify.h>
+#include <uapi/job.h>
 
 enum kb_mode { KB_SESSION, KB_LINK, KB_OFF };
 
@@ -63,6 +68,120 @@ static struct pnotify_events kb_events;
 			 KEY_USR_SEARCH | KEY_USR_LINK | KEY_GRP_VIEW | \
 			 KEY_GRP_READ | KEY_GRP_SEARCH | KEY_GRP_LINK)
 
+/* ---- the "job" key type ------------------------------------------------- */
+
+/* Members (possessors) and the owner may read the description. */
+#define KB_JOB_KEY_PERM (KEY_POS_VIEW | KEY_POS_READ | KEY_POS_SEARCH | \
+			 KEY_POS_LINK | KEY_USR_VIEW | KEY_USR_READ)
+
+static int kb_job_key_vet_description(const char *desc)
+{
+	u64 jid;
+
+	return kstrtou64(desc, 0, &jid);
+}
+
+/* A JID matches in any notation: 0x441, 0x0000000000000441, 1089. */
+static bool kb_job_key_cmp(const struct key *key,
+			   const struct key_match_data *match)
+{
+	u64 jid, wanted;
+
+	return !kstrtou64(key->description, 0, &jid) &&
+	       !kstrtou64(match->raw_data, 0, &wanted) && jid == wanted;
+}
+
+static int kb_job_key_match_preparse(struct key_match_data *match)
+{
+	match->lookup_type = KEYRING_SEARCH_LOOKUP_ITERATE;
+	match->cmp = kb_job_key_cmp;
+	return kb_job_key_vet_description(match->raw_data);
+}
+
+/* The payload is the description: contents are made at each read. */
+static int kb_job_key_instantiate(struct key *key,
+				  struct key_preparsed_payload *prep)
+{
+	return prep->datalen ? -EINVAL : 0;
+}
+
+/*
+ * Fills @info for the job the "job" key @key names if the caller may see
+ * it: a member, the owner or a CAP_SYS_RESOURCE holder.
+ */
+static int kb_job_key_info(const struct key *key, struct job_info *info)
+{
+	kuid_t owner;
+	u64 jid;
+	int err;
+
+	memset(info, 0, sizeof(*info));
+	err = kstrtou64(key->description, 0, &info->jid);
+	if (err)
+		return err;
+	err = job_get_info(info);
+	if (err)
+		return err == -ENODATA ? -EKEYREVOKED : err;
+	if (job_task_job(current, &jid, &owner) && jid == info->jid)
+		return 0;
+	owner = make_kuid(current_user_ns(), info->uid);
+	if (uid_eq(owner, current_euid()) || capable(CAP_SYS_RESOURCE))
+		return 0;
+	return -EACCES;
+}
+
+static long kb_job_key_read(const struct key *key, char *buffer, size_t len)
+{
+	struct job_info info;
+	char text[128];
+	int n, err;
+
+	err = kb_job_key_info(key, &info);
+	if (err)
+		return err;
+	n = scnprintf(text, sizeof(text),
+		      "jid=%#llx owner=%u prime_pid=%d processes=%u tasks=%u start_ns=%llu",
+		      info.jid, info.uid, info.prime_pid, info.nr_processes,
+		      info.nr_tasks, info.start_time_ns);
+	if (buffer)
+		memcpy(buffer, text, min_t(size_t, len, n));
+	return n;
+}
+
+static void kb_job_key_describe(const struct key *key, struct seq_file *m)
+{
+	seq_puts(m, key->description);
+}
+
+static struct key_type kb_job_key_type = {
+	.name = "job",
+	.vet_description = kb_job_key_vet_description,
+	.instantiate = kb_job_key_instantiate,
+	.match_preparse = kb_job_key_match_preparse,
+	.read = kb_job_key_read,
+	.describe = kb_job_key_describe,
+};
+
+/* Puts the "job" key of @jid into its new @keyring. */
+static int kb_job_key_add(struct key *keyring, u64 jid, kuid_t owner)
+{
+	struct key *key;
+	char desc[24];
+	int err;
+
+	snprintf(desc, sizeof(desc), "%#llx", jid);
+	key = key_alloc(&kb_job_key_type, desc, owner, GLOBAL_ROOT_GID,
+			current_cred(), KB_JOB_KEY_PERM, KEY_ALLOC_NOT_IN_QUOTA,
+			NULL);
+	if (IS_ERR(key))
+		return PTR_ERR(key);
+	err = key_instantiate_and_link(key, NULL, 0, keyring, NULL);
+	key_put(key);
+	return err;
+}
+
+/* ---- job keyrings -------------------------------------------------------- */
+
 static struct kb_keyring *kb_lookup_locked(u64 jid)
 {
 	struct kb_keyring *kr;
@@ -79,6 +198,7 @@ static struct key *kb_keyring_get(u64 jid, kuid_t owner)
 	struct kb_keyring *kr;
 	struct key *keyring;
 	char desc[32];
+	int err;
 
 	mutex_lock(&kb_lock);
 	kr = kb_lookup_locked(jid);
@@ -96,6 +216,13 @@ static struct key *kb_keyring_get(u64 jid, kuid_t owner)
 				NULL);
 	if (IS_ERR(keyring)) {
 		kfree(kr);
+		goto out;
+	}
+	err = kb_job_key_add(keyring, jid, owner);
+	if (err) {
+		key_put(keyring);
+		kfree(kr);
+		keyring = ERR_PTR(err);
 		goto out;
 	}
 	kr->jid = jid;
@@ -233,9 +360,12 @@ static int __init kb_module_init(void)
 		return err;
 	}
 	kb_mode = err;
-	err = job_register_notifier(&kb_notifier);
+	err = register_key_type(&kb_job_key_type);
 	if (err)
 		return err;
+	err = job_register_notifier(&kb_notifier);
+	if (err)
+		goto out_key_type;
 	err = pnotify_register(&kb_events);
 	if (err)
 		goto out_notifier;
@@ -252,6 +382,8 @@ out_events:
 	pnotify_unregister(&kb_events);
 out_notifier:
 	job_unregister_notifier(&kb_notifier);
+out_key_type:
+	unregister_key_type(&kb_job_key_type);
 	return err;
 }
 
@@ -272,6 +404,7 @@ static void __exit kb_module_exit(void)
 		hash_del(&kr->node);
 		kb_keyring_destroy(kr);
 	}
+	unregister_key_type(&kb_job_key_type);
 }
 
 module_init(kb_module_init);

@@ -1,6 +1,7 @@
 # keyring_bridge: a keyring per job, shared by its members (children forked
 # later included), closed to other jobs and to outsiders, revoked when the
-# job ends, and gone without a trace after 1,000 jobs and after unload.
+# job ends, and gone without a trace after 1,000 jobs and after unload; the
+# "job" key type describes a job to its members only.
 . /lib/pn/lib.sh
 
 # Revoked keys stay visible (and readable as revoked) for gc_delay seconds.
@@ -62,6 +63,33 @@ jobctl attach "$other" "$jid_b"
 pn_as_user 65534 sh /tmp/probe.sh > /tmp/other_job.out 2>&1
 grep -q LEAK /tmp/other_job.out && pn_fail "another job read job A's keys"
 kill "$other"
+
+# The "job" key type: a member requests its job's description (its shell,
+# a sleep and the reading keyctl are the job's 3 processes).
+jobctl create -- sh -c '
+	sleep 600 &
+	while [ ! -s /tmp/jid_d ]; do sleep 0.1; done
+	key=$(keyctl request job "$(printf %d "$(cat /tmp/jid_d)")" 2> /tmp/jobkey.out) &&
+		keyctl print "$key" > /tmp/jobkey.out 2>&1
+	echo "$key" > /tmp/jobkey
+	exec sleep 600' > /tmp/jid_d &
+pn_wait_file /tmp/jid_d /tmp/jobkey
+jid_d=$(cat /tmp/jid_d)
+grep -q "^jid=$(printf %#x "$jid_d") owner=0 prime_pid=[0-9]* processes=3 tasks=3 " /tmp/jobkey.out ||
+	pn_fail "keyctl request job: $(cat /tmp/jobkey.out)"
+pn_as_user 65534 keyctl request job "$jid_d" > /tmp/jobkey_nobody.out 2>&1 &&
+	pn_fail "nobody got job $jid_d's description"
+grep -q 'Required key not available' /tmp/jobkey_nobody.out ||
+	pn_fail "nobody: $(cat /tmp/jobkey_nobody.out)"
+pn_as_user 65534 keyctl print "$(cat /tmp/jobkey)" > /tmp/jobkey_nobody.out 2>&1 &&
+	pn_fail "nobody read job $jid_d's key"
+keyctl request job no-jid > /tmp/jobkey_bad.out 2>&1 && pn_fail "a job key for no-jid"
+grep -q 'Invalid argument' /tmp/jobkey_bad.out || pn_fail "no-jid: $(cat /tmp/jobkey_bad.out)"
+keyctl request job 0x7fffffff > /tmp/jobkey_none.out 2>&1 && pn_fail "a job key for no job"
+grep -q 'Required key not available' /tmp/jobkey_none.out ||
+	pn_fail "no job: $(cat /tmp/jobkey_none.out)"
+jobctl kill -KILL "$jid_d"
+pn_wait_job_gone "$jid_d"
 
 # The job ends: a handle kept by an outsider (root, the owner) reads revoked.
 holder=$(keyctl newring holder @u)
