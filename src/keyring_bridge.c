@@ -32,6 +32,7 @@
 #include <linux/slab.h>
 #include <job_kernel.h>
 #include <pnotify.h>
+#include <uapi/job.h>
 
 enum kb_mode { KB_SESSION, KB_LINK, KB_OFF };
 
@@ -78,7 +79,7 @@ static struct key *kb_keyring_get(u64 jid, kuid_t owner)
 {
 	struct kb_keyring *kr;
 	struct key *keyring;
-	char desc[32];
+	char desc[JOB_KEYRING_NAME_SIZE];
 
 	mutex_lock(&kb_lock);
 	kr = kb_lookup_locked(jid);
@@ -90,7 +91,7 @@ static struct key *kb_keyring_get(u64 jid, kuid_t owner)
 	kr = kzalloc(sizeof(*kr), GFP_KERNEL);
 	if (!kr)
 		goto out;
-	snprintf(desc, sizeof(desc), "_job.%016llx", jid);
+	snprintf(desc, sizeof(desc), JOB_KEYRING_NAME_FORMAT, jid);
 	keyring = keyring_alloc(desc, owner, GLOBAL_ROOT_GID, current_cred(),
 				KB_KEYRING_PERM, KEY_ALLOC_NOT_IN_QUOTA, NULL,
 				NULL);
