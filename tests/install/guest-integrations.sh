@@ -174,8 +174,25 @@ escaped=$(cat /tmp/escaped.pid 2>/dev/null)
 jobctl list
 check "spank_job: jobctl list shows JID $slurm_jid (host id 0x2a, Slurm job $slurm_id)" \
 	sh -c "jobctl list | grep -q '^$slurm_jid $user '"
-check "spank_job: the escaped process $escaped (own session) is in job $slurm_jid" \
+script_pid=$(jobctl list | awk -v j="$slurm_jid" '$1 == j { print $4 }')
+script_session=$(ps -o sid= -p "$script_pid" 2>/dev/null | tr -d ' ')
+escaped_session=$(ps -o sid= -p "$escaped" 2>/dev/null | tr -d ' ')
+check "spank_job: the escaped process $escaped left the script's session ($escaped_session, not $script_session)" \
+	test -n "$escaped_session" -a -n "$script_session" -a "$escaped_session" != "$script_session"
+check "spank_job: the escaped process $escaped is in job $slurm_jid" \
 	has_line "$escaped" "$(job_pids "$slurm_jid")"
+
+# An srun step beside the batch step: its two tasks join the Slurm job's
+# JID (the first one that comes creates it if the batch step has not).
+cat > /tmp/own-jid.sh <<'EOF'
+#!/bin/sh
+jstat | awk 'NR == 2 { print $1 }'
+EOF
+chmod 755 /tmp/own-jid.sh
+srun_out=$(su "$user" -c "srun --jobid=$slurm_id --overlap -n 2 /tmp/own-jid.sh" 2>&1)
+echo "$srun_out"
+check "spank_job: srun: both tasks of a step of Slurm job $slurm_id in job $slurm_jid" \
+	test "$(printf '%s\n' "$srun_out" | grep -cx "$slurm_jid")" = 2
 scancel "$slurm_id"
 check "spank_job: scancel: Slurm job $slurm_id gone" wait_for 90 sh -c \
 	"[ -n '$slurm_id' ] && [ -z \"\$(squeue -h -j '$slurm_id' 2>/dev/null)\" ]"
@@ -191,6 +208,9 @@ check "spank_job: keys=: the token is in the job's keyring" \
 grep 'spank_job' /var/log/slurm/slurmd.log
 check "spank_job: accounting of the batch step in slurmd's log" grep -q \
 	"spank_job: batch step end: job $slurm_jid (Slurm job $slurm_id): user .* s, system .* s, peak RSS [0-9]* kB, read [0-9]* B, written [0-9]* B" \
+	/var/log/slurm/slurmd.log
+check "spank_job: the Slurm job's end killed what was left of job $slurm_jid" grep -q \
+	"spank_job: Slurm job $slurm_id ended: SIGKILL to what was left of job $slurm_jid" \
 	/var/log/slurm/slurmd.log
 check "spank_job: final accounting at the Slurm job's end" wait_for 15 grep -q \
 	"spank_job: Slurm job end: job $slurm_jid (Slurm job $slurm_id): .*, ended" \
