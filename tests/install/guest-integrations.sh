@@ -74,6 +74,17 @@ inner=$(sed -n 's/^jid=//p' "$probe_out" 2>/dev/null)
 check "pam_job: a session opened in job $outer stays in it ($inner)" \
 	test -n "$outer" -a "$outer" = "$inner"
 
+# hid=: the upper half of the JID is the option's, the node's is left alone.
+pam_service hid=2b
+node_hid=$(cat /sys/module/job/parameters/hid)
+rm -f "$probe_out"
+pamtester pnotify-job-test "$user" open_session
+hid_jid=$(sed -n 's/^jid=//p' "$probe_out" 2>/dev/null)
+check "pam_job: hid=2b: JID $hid_jid has host id 0x2b in its upper half" \
+	sh -c "printf '%s\n' '$hid_jid' | grep -qx '0x0000002b[0-9a-f]\{8\}'"
+check "pam_job: hid=2b: the node's host id is still $node_hid" \
+	grep -qx "$node_hid" /sys/module/job/parameters/hid
+
 # (b) su: pam_job in common-session, as README.md says to enable it.
 echo "pam_job: su"
 echo "session optional pam_job.so" >> /etc/pam.d/common-session
