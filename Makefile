@@ -31,6 +31,7 @@ LIBJOB_SO = $(BUILD)/lib/$(LIBJOB_SONAME).1
 all: modules userspace
 
 include userspace/Makefile.inc
+include integrations/Makefile.inc
 -include mk/package.mk
 
 modules:
@@ -42,7 +43,8 @@ modules:
 	modinfo -F vermagic src/pnotify.ko | cut -d' ' -f1 > $(BUILD)/kver
 
 userspace: $(TEST_BINS) $(BUILD)/bin/jobctl $(LIBJOB_SO) \
-	$(BUILD)/lib/pkgconfig/libjob.pc $(UNIT_BINS) $(COMPAT_BINS)
+	$(BUILD)/lib/pkgconfig/libjob.pc $(UNIT_BINS) $(COMPAT_BINS) \
+	$(PAM_JOB) $(SPANK_JOB)
 
 # Static programs, so that they run in the VM's initramfs as they are.
 $(BUILD)/bin/%: tests/%.c $(wildcard tests/*.h) userspace/job.h include/uapi/job.h $(BUILD)/lib/libjob.a

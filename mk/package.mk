@@ -14,7 +14,8 @@ DEB_VERSION := $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev
 
 deb-deps:
 	scripts/install-deps.sh build-essential debhelper dh-dkms dkms dpkg-dev \
-		fakeroot lintian debootstrap e2fsprogs qemu-system-x86 pkg-config man-db
+		fakeroot lintian debootstrap e2fsprogs qemu-system-x86 pkg-config man-db \
+		libpam0g-dev libslurm-dev
 
 # Built from a copy of the work tree (tracked and untracked files that git
 # does not ignore), so that dpkg-buildpackage neither writes in the tree nor

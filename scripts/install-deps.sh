@@ -10,6 +10,7 @@ packages=${*:-"
 	qemu-system-x86 busybox-static keyutils
 	linux-source-6.1 xz-utils perl
 	bc flex bison libelf-dev libssl-dev
+	libpam0g-dev libslurm-dev
 "}
 
 missing=

@@ -197,7 +197,7 @@ static struct key *kb_keyring_get(u64 jid, kuid_t owner)
 {
 	struct kb_keyring *kr;
 	struct key *keyring;
-	char desc[32];
+	char desc[JOB_KEYRING_NAME_SIZE];
 	int err;
 
 	mutex_lock(&kb_lock);
@@ -210,7 +210,7 @@ static struct key *kb_keyring_get(u64 jid, kuid_t owner)
 	kr = kzalloc(sizeof(*kr), GFP_KERNEL);
 	if (!kr)
 		goto out;
-	snprintf(desc, sizeof(desc), "_job.%016llx", jid);
+	snprintf(desc, sizeof(desc), JOB_KEYRING_NAME_FORMAT, jid);
 	keyring = keyring_alloc(desc, owner, GLOBAL_ROOT_GID, current_cred(),
 				KB_KEYRING_PERM, KEY_ALLOC_NOT_IN_QUOTA, NULL,
 				NULL);

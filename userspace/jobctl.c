@@ -15,12 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/keyctl.h>
 
 #include "job.h"
 #include "../include/uapi/job.h"
+#include "job_keyring.h"
 #include "jobctl_util.h"
 
 #define EXIT_USAGE 2
@@ -423,40 +422,6 @@ static void print_acct_record(const struct job_acct *acct)
 		printf("  %-14s %s\n", "ended", "no, still running");
 	}
 	print_usage(acct);
-}
-
-#define KEYRING_MAP "/proc/keyring_bridge"
-
-/*
- * The serial of a job's keyring (keyring_bridge.ko), or 0: from the root-only
- * map, else from the caller's session keyring when it is the job's (or has
- * it linked in).
- */
-static long job_keyring_serial(jid_t jid)
-{
-	char desc[32], line[64];
-	unsigned long long map_jid;
-	long serial = 0, found;
-	FILE *map = fopen(KEYRING_MAP, "r");
-
-	if (map) {
-		while (!serial && fgets(line, sizeof(line), map))
-			if (sscanf(line, "%llx %ld", &map_jid, &found) == 2 &&
-			    map_jid == jid)
-				serial = found;
-		fclose(map);
-		return serial;
-	}
-	snprintf(desc, sizeof(desc), "_job.%016llx", (unsigned long long)jid);
-	found = syscall(SYS_keyctl, KEYCTL_DESCRIBE, KEY_SPEC_SESSION_KEYRING,
-			line, sizeof(line));
-	if (found > 0 && found <= (long)sizeof(line) &&
-	    !strcmp(strrchr(line, ';') ? strrchr(line, ';') + 1 : "", desc))
-		return syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID,
-			       KEY_SPEC_SESSION_KEYRING, 0);
-	found = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING,
-			"keyring", desc, 0);
-	return found > 0 ? found : 0;
 }
 
 /* False, with nothing printed, if there is no such job (any more). */

@@ -15,6 +15,13 @@
 
 #define JOB_PROC_PATH "/proc/job"
 
+/*
+ * keyring_bridge.ko names each job's keyring so (a printf format of the
+ * JID): userspace finds a job's keyring by this name.
+ */
+#define JOB_KEYRING_NAME_FORMAT "_job.%016llx"
+#define JOB_KEYRING_NAME_SIZE 22	/* "_job.", 16 hex digits, NUL */
+
 /* The request numbers of SGI's job; the size field is sizeof(void *). */
 #define JOB_IOCTL_TYPE 'A'
 #define JOB_REQUEST(n) _IOWR(JOB_IOCTL_TYPE, n, void *)

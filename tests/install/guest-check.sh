@@ -1,8 +1,9 @@
 #!/bin/sh
 # Runs in the installed Debian system at boot (pnotify-install-check.service):
 # checks that the modules were loaded by systemd-modules-load from the DKMS
-# build, runs jobtest, prints one "@@PNI PASS|FAIL name" line per check on the
-# console, then powers the machine off.
+# build, runs jobtest, then the PAM and Slurm integrations
+# (guest-integrations.sh), prints one "@@PNI PASS|FAIL name" line per check
+# on the console, then powers the machine off.
 exec > /dev/ttyS0 2>&1
 
 pass() { echo "@@PNI PASS $*"; }
@@ -48,6 +49,8 @@ if grep -qx 'Great.  All tests completed, no errors' /tmp/jobtest.log && [ "$rc"
 else
 	fail "boot: jobtest (exit status $rc)"
 fi
+
+. /usr/local/sbin/pnotify-integration-check
 
 if dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace|general protection fault' > /tmp/splats; then
 	sed 's/^/splat: /' /tmp/splats

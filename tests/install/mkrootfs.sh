@@ -16,10 +16,13 @@ cache=${PN_INSTALL_CACHE:-/var/cache/pnotify}
 mirror=${PN_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 security=${PN_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 suite=bookworm
-# The packages of the test system, beside debootstrap's minbase.
+# The packages of the test system, beside debootstrap's minbase; the second
+# line is what the PAM and Slurm integrations are tested with (su, login and
+# script come with minbase).
 base_include=systemd-sysv,udev,kmod,procps,ca-certificates
 packages="linux-image-amd64 linux-headers-amd64 dkms build-essential
-	initramfs-tools e2fsprogs"
+	initramfs-tools e2fsprogs
+	pamtester keyutils munge slurmctld slurmd slurm-client"
 
 hash=$( { cat "${BASH_SOURCE[0]}"; echo "$mirror $security"; } | sha256sum | cut -c1-16)
 rootfs=$cache/rootfs-$hash
@@ -47,6 +50,9 @@ fi
 
 mkdir -p "$cache"
 tmp=$(mktemp -d "$cache/.rootfs-$hash.XXXXXX")
+# It becomes the system's "/": mktemp's 0700 would lock every user but root
+# out of the whole system (munge's postinst runs a shell as user munge).
+chmod 755 "$tmp"
 mounts=()
 cleanup() {
 	local m

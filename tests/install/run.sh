@@ -4,10 +4,12 @@
 #  1. a Debian 12 system (debootstrap, stock kernel and headers, dkms,
 #     systemd; cached by mkrootfs.sh) is copied to BUILD/install-test/rootfs;
 #  2. in a chroot, `apt install ./pnotify-dkms_*.deb ./jobctl_*.deb
-#     ./libjob0_*.deb` builds the modules through DKMS for its kernel;
+#     ./libjob0_*.deb ./libpam-job_*.deb ./slurm-spank-job_*.deb` builds the
+#     modules through DKMS for its kernel;
 #  3. the system boots under QEMU from an ext4 image of that root filesystem
 #     (boot.sh); a systemd unit checks that the modules were loaded at boot,
-#     runs jobtest and powers off;
+#     runs jobtest, pam_job under pamtester and su, spank_job under Slurm's
+#     daemons (guest-integrations.sh), and powers off;
 #  4. in the chroot again: a kernel without CONFIG_KPROBES or CONFIG_KEYS is
 #     refused cleanly, and `apt remove pnotify-dkms` removes the modules.
 #
@@ -91,7 +93,7 @@ trap 'fail "interrupted"; finish' INT TERM
 	{ fail "install the test's packages"; finish; }
 
 pkgs=()
-for p in pnotify-dkms jobctl libjob0; do
+for p in pnotify-dkms jobctl libjob0 libpam-job slurm-spank-job; do
 	f=$(ls "$debs"/${p}_*.deb 2>/dev/null | sort -V | tail -n 1)
 	[ -n "$f" ] || { fail "package $p in $debs (run make deb)"; finish; }
 	pkgs+=("$f")
@@ -145,11 +147,16 @@ check "libjob.so.0 in the linker cache" \
 check "man pages: jobctl(1), jkill(1), job_create(3)... job(7)" \
 	test -e "$rootfs/usr/share/man/man1/jobctl.1.gz" -a -e "$rootfs/usr/share/man/man1/jkill.1.gz" \
 	-a -e "$rootfs/usr/share/man/man7/job.7.gz"
+check "pam_job.so in the PAM module directory" \
+	sh -c "test -e '$rootfs'/usr/lib/*/security/pam_job.so"
+check "spank_job.so in Slurm's plugin directory" \
+	sh -c "test -e '$rootfs'/usr/lib/*/slurm-wlm/spank_job.so"
 cleanup_mounts
 
 # 3. Boot.
 log "boot under QEMU"
 install -m 755 "$here/guest-check.sh" "$rootfs/usr/local/sbin/pnotify-install-check"
+install -m 644 "$here/guest-integrations.sh" "$rootfs/usr/local/sbin/pnotify-integration-check"
 install -m 644 "$here/pnotify-install-check.service" "$rootfs/etc/systemd/system/"
 ln -sf /etc/systemd/system/pnotify-install-check.service \
 	"$rootfs/etc/systemd/system/multi-user.target.wants/pnotify-install-check.service"
@@ -163,7 +170,8 @@ else
 fi
 rm -f "$rootfs/etc/systemd/system/multi-user.target.wants/pnotify-install-check.service" \
 	"$rootfs/etc/systemd/system/pnotify-install-check.service" \
-	"$rootfs/usr/local/sbin/pnotify-install-check"
+	"$rootfs/usr/local/sbin/pnotify-install-check" \
+	"$rootfs/usr/local/sbin/pnotify-integration-check"
 t_boot=$SECONDS
 boot_args=(--kernel "$rootfs/boot/vmlinuz-$kver" --initrd "$rootfs/boot/initrd.img-$kver"
 	--image "$work/rootfs.img" --log "$work/boot.log" --timeout "${PN_INSTALL_BOOT_TIMEOUT:-900}"

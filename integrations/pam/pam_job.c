@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pam_job: every login session in a job container (job.ko), as SGI's
+ * pam_job did, so that all the processes of a login can be listed, signalled
+ * and accounted as one with the session's JID.
+ *
+ *   session optional pam_job.so [hid=HEX] [keyring] [fatal] [debug]
+ *
+ * open_session puts the PAM application's process, and so every process it
+ * forks for the session, in a job owned by the session's user, and sets
+ * JOB_JID=0x... in the PAM environment.  close_session does nothing: the job
+ * ends with its last process, as jobs do, not when the login ends.
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+#include <security/pam_ext.h>
+#include <security/pam_modules.h>
+#include <security/pam_modutil.h>
+
+#include "job.h"
+#include "job_keyring.h"
+#include "jobctl_util.h"
+
+/* How many JIDs above the session's pid hid= tries before giving up. */
+#define HID_JID_TRIES 64
+
+struct pam_job_options {
+	bool keyring;	/* the job's keyring must be the session keyring */
+	bool fatal;	/* no job, no session */
+	bool debug;
+	bool have_hid;
+	unsigned int hid;
+};
+
+/* Returns -1 after logging every bad option, so that all can be fixed. */
+static int parse_options(pam_handle_t *pamh, int argc, const char **argv,
+			 struct pam_job_options *opt)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "keyring")) {
+			opt->keyring = true;
+		} else if (!strcmp(argv[i], "fatal")) {
+			opt->fatal = true;
+		} else if (!strcmp(argv[i], "debug")) {
+			opt->debug = true;
+		} else if (!strncmp(argv[i], "hid=", 4)) {
+			opt->have_hid = parse_hid(argv[i] + 4, &opt->hid) == 0;
+			if (!opt->have_hid) {
+				pam_syslog(pamh, LOG_ERR,
+					   "bad option %s: hid= takes a host id of 1 to 8 hex digits, e.g. hid=2a",
+					   argv[i]);
+				ret = -1;
+			}
+		} else {
+			pam_syslog(pamh, LOG_ERR,
+				   "unknown option %s: pam_job takes hid=HEX, keyring, fatal and debug",
+				   argv[i]);
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+/*
+ * A new job whose JID has the host id @hid in its upper half, without
+ * changing the node's host id (JOB_SETHID would change it for every other
+ * creator of jobs, batch systems included): the lower half is the session
+ * process's pid, or the next free value above it.
+ */
+static jid_t create_with_hid(unsigned int hid, uid_t uid)
+{
+	uint32_t low = (uint32_t)getpid();
+	jid_t jid;
+	int tries;
+
+	for (tries = 0; tries < HID_JID_TRIES; tries++) {
+		jid = job_create((jid_t)hid << 32 | low, uid, 0);
+		if (jid != (jid_t)-1 || errno != EBUSY)
+			return jid;
+		if (!++low)
+			low = 1;
+	}
+	return (jid_t)-1;
+}
+
+/*
+ * The session's job.  A process already in a job stays in it (su or sudo
+ * inside a batch job or another login): job_create() would move it out,
+ * and a job must not be escapable by starting a session.
+ */
+static jid_t session_job(pam_handle_t *pamh, const struct pam_job_options *opt,
+			 uid_t uid)
+{
+	char jid_text[JID_STRING_SIZE];
+	jid_t jid = job_getjid(getpid());
+
+	if (jid != (jid_t)-1) {
+		format_jid(jid, jid_text);
+		if (opt->debug)
+			pam_syslog(pamh, LOG_DEBUG,
+				   "already in job %s: the session stays in it",
+				   jid_text);
+		return jid;
+	}
+	if (errno != ENODATA)
+		return (jid_t)-1;
+	if (opt->have_hid)
+		return create_with_hid(opt->hid, uid);
+	return job_create(0, uid, 0);
+}
+
+static void log_job_error(pam_handle_t *pamh, const char *user, int err)
+{
+	const char *what;
+
+	switch (err) {
+	case ENOSYS:
+		what = "the kernel has no job support (/proc/job is missing: modprobe job, package pnotify-dkms)";
+		break;
+	case EPERM:
+		what = "not permitted (creating a job needs CAP_SYS_RESOURCE: the PAM application must run as root)";
+		break;
+	case EBUSY:
+		what = "no free JID (with hid=, the 64 JIDs above the session's pid are taken)";
+		break;
+	case 0:
+		what = "job creation is disabled on this host (host id 0xffffffff: jsethid to enable it)";
+		break;
+	default:
+		what = strerror(err);
+		break;
+	}
+	pam_syslog(pamh, LOG_ERR, "no job for the session of %s: %s", user, what);
+}
+
+/* The session keyring is the job's; @jid_text names the job in messages. */
+static int join_job_keyring(pam_handle_t *pamh, jid_t jid,
+			    const char *jid_text)
+{
+	if (job_keyring_join(jid) == 0)
+		return 0;
+	if (errno == ENOKEY)
+		pam_syslog(pamh, LOG_ERR,
+			   "job %s has no keyring (modprobe keyring_bridge, or drop the keyring option)",
+			   jid_text);
+	else
+		pam_syslog(pamh, LOG_ERR,
+			   "cannot make the keyring of job %s the session keyring: %m",
+			   jid_text);
+	return -1;
+}
+
+/* PAM_SUCCESS or PAM_SESSION_ERR, whatever failed. */
+static int open_job_session(pam_handle_t *pamh,
+			    const struct pam_job_options *opt)
+{
+	char jid_text[JID_STRING_SIZE], env[sizeof("JOB_JID=") + JID_STRING_SIZE];
+	struct passwd *pw;
+	const char *user;
+	jid_t jid;
+
+	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || !user) {
+		pam_syslog(pamh, LOG_ERR, "no user for the session");
+		return PAM_SESSION_ERR;
+	}
+	pw = pam_modutil_getpwnam(pamh, user);
+	if (!pw) {
+		pam_syslog(pamh, LOG_ERR, "no user %s in the password database", user);
+		return PAM_SESSION_ERR;
+	}
+	jid = session_job(pamh, opt, pw->pw_uid);
+	if (jid == (jid_t)-1 || jid == 0) {
+		log_job_error(pamh, user, jid ? errno : 0);
+		return PAM_SESSION_ERR;
+	}
+	format_jid(jid, jid_text);
+	if (opt->keyring && join_job_keyring(pamh, jid, jid_text) < 0)
+		return PAM_SESSION_ERR;
+	snprintf(env, sizeof(env), "JOB_JID=%s", jid_text);
+	if (pam_putenv(pamh, env) != PAM_SUCCESS) {
+		pam_syslog(pamh, LOG_ERR, "cannot set %s in the PAM environment", env);
+		return PAM_SESSION_ERR;
+	}
+	if (opt->debug)
+		pam_syslog(pamh, LOG_DEBUG, "session of %s in job %s", user, jid_text);
+	return PAM_SUCCESS;
+}
+
+PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
+				   const char **argv)
+{
+	struct pam_job_options opt = { 0 };
+	int ret;
+
+	(void)flags;
+	ret = parse_options(pamh, argc, argv, &opt) < 0 ? PAM_SESSION_ERR :
+	      open_job_session(pamh, &opt);
+	/* SGI's pam_job logged and let the login in; fatal refuses it. */
+	if (ret != PAM_SUCCESS && !opt.fatal)
+		return PAM_SUCCESS;
+	return ret;
+}
+
+/* The job outlives the login when processes of it do (nohup, daemons). */
+PAM_EXTERN int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc,
+				    const char **argv)
+{
+	(void)pamh;
+	(void)flags;
+	(void)argc;
+	(void)argv;
+	return PAM_SUCCESS;
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A job's kernel keyring: see job_keyring.h.  Plain keyctl(2) system calls,
+ * so that neither jobctl nor the PAM and Slurm plugins need libkeyutils.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/keyctl.h>
+
+#include "job_keyring.h"
+#include "../include/uapi/job.h"
+
+#define KEYRING_MAP "/proc/keyring_bridge"
+
+/* The keyring's serial from keyring_bridge's map, 0 if none, -1 if no map. */
+static long mapped_serial(jid_t jid)
+{
+	char line[64];
+	unsigned long long map_jid;
+	long serial = 0, found;
+	FILE *map = fopen(KEYRING_MAP, "re");
+
+	if (!map)
+		return -1;
+	while (!serial && fgets(line, sizeof(line), map))
+		if (sscanf(line, "%llx %ld", &map_jid, &found) == 2 &&
+		    map_jid == jid)
+			serial = found;
+	fclose(map);
+	return serial;
+}
+
+static long session_keyring_serial(void)
+{
+	return syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID,
+		       KEY_SPEC_SESSION_KEYRING, 0);
+}
+
+long job_keyring_serial(jid_t jid)
+{
+	char name[JOB_KEYRING_NAME_SIZE], desc[64];
+	long serial = mapped_serial(jid), found;
+
+	if (serial >= 0)
+		return serial;
+	snprintf(name, sizeof(name), JOB_KEYRING_NAME_FORMAT,
+		 (unsigned long long)jid);
+	found = syscall(SYS_keyctl, KEYCTL_DESCRIBE, KEY_SPEC_SESSION_KEYRING,
+			desc, sizeof(desc));
+	if (found > 0 && found <= (long)sizeof(desc) &&
+	    !strcmp(strrchr(desc, ';') ? strrchr(desc, ';') + 1 : "", name))
+		return session_keyring_serial();
+	found = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING,
+			"keyring", name, 0);
+	return found > 0 ? found : 0;
+}
+
+int job_keyring_join(jid_t jid)
+{
+	char name[JOB_KEYRING_NAME_SIZE];
+	long serial = mapped_serial(jid);
+
+	if (serial <= 0) {
+		errno = ENOKEY;
+		return -1;
+	}
+	if (session_keyring_serial() == serial)
+		return 0;
+	snprintf(name, sizeof(name), JOB_KEYRING_NAME_FORMAT,
+		 (unsigned long long)jid);
+	/*
+	 * Joining goes by name, and anyone can name a keyring of theirs so:
+	 * the serial from the map tells whether it found the job's.
+	 */
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) < 0)
+		return -1;
+	if (session_keyring_serial() != serial) {
+		errno = EKEYREJECTED;
+		return -1;
+	}
+	return 0;
+}

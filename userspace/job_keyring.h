@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A job's kernel keyring (keyring_bridge.ko): finding it, and making it the
+ * session keyring.  Shared by jobctl, pam_job and spank_job.
+ */
+#ifndef _JOB_KEYRING_H
+#define _JOB_KEYRING_H
+
+#include "job.h"
+
+/*
+ * The serial of a job's keyring, or 0: from the root-only map
+ * /proc/keyring_bridge, else from the caller's session keyring when it is
+ * the job's (or has it linked in).
+ */
+long job_keyring_serial(jid_t jid);
+
+/*
+ * Makes the job's keyring the calling process's session keyring, unless it
+ * already is (keyring_bridge's mode=session installs it when a process
+ * joins a job; mode=link and mode=off do not).  Needs the root-only map.
+ * Returns 0, or -1 with errno ENOKEY when the job has no keyring
+ * (keyring_bridge not loaded), or keyctl()'s errno.
+ */
+int job_keyring_join(jid_t jid);
+
+#endif /* _JOB_KEYRING_H */
