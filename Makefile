@@ -18,6 +18,8 @@ STATIC_LDFLAGS = -static -pthread
 
 TEST_PROGS = pnotify_test jobtest forkexit job_fuzz job_race
 TEST_BINS = $(addprefix $(BUILD)/bin/,$(TEST_PROGS))
+BENCH_PROGS = procfarm
+BENCH_BINS = $(addprefix $(BUILD)/bin/,$(BENCH_PROGS))
 # 32-bit builds of jobctl and jobtest exercise job.ko's compat_ioctl.
 COMPAT_BINS = $(BUILD)/bin/jobctl32 $(BUILD)/bin/jobtest32
 SGI_COMMANDS = jstat jkill jwait jattach jdetach jsethid
@@ -41,13 +43,19 @@ modules:
 	cp src/*.ko tests/kmod/*.ko $(BUILD)/modules/
 	modinfo -F vermagic src/pnotify.ko | cut -d' ' -f1 > $(BUILD)/kver
 
-userspace: $(TEST_BINS) $(BUILD)/bin/jobctl $(LIBJOB_SO) \
+userspace: $(TEST_BINS) $(BENCH_BINS) $(BUILD)/bin/jobctl $(LIBJOB_SO) \
 	$(BUILD)/lib/pkgconfig/libjob.pc $(UNIT_BINS) $(COMPAT_BINS)
 
 # Static programs, so that they run in the VM's initramfs as they are.
-$(BUILD)/bin/%: tests/%.c $(wildcard tests/*.h) userspace/job.h include/uapi/job.h $(BUILD)/lib/libjob.a
+STATIC_PROG_DEPS = userspace/job.h include/uapi/job.h $(BUILD)/lib/libjob.a
+define static_prog
 	mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(UAPI_CFLAGS) -o $@ $< $(BUILD)/lib/libjob.a $(STATIC_LDFLAGS)
+endef
+$(BUILD)/bin/%: tests/%.c $(wildcard tests/*.h) $(STATIC_PROG_DEPS)
+	$(static_prog)
+$(BUILD)/bin/%: bench/%.c $(STATIC_PROG_DEPS)
+	$(static_prog)
 
 $(BUILD)/bin/jobctl: $(JOBCTL_SOURCES) $(JOBCTL_HEADERS) $(BUILD)/lib/libjob.a
 	mkdir -p $(dir $@)
