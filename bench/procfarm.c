@@ -253,7 +253,8 @@ static double kill_job(long n)
 
 	if (job_killjid(jid, SIGKILL))
 		die("killjid: %s", strerror(errno));
-	if (job_waitjid(jid, &status, 0) == (jid_t)-1)
+	/* ENODATA: the job ended (and was forgotten) before the wait began. */
+	if (job_waitjid(jid, &status, 0) == (jid_t)-1 && errno != ENODATA)
 		die("waitjid: %s", strerror(errno));
 	start = now_seconds() - start;
 	while (wait(NULL) > 0)
