@@ -4,6 +4,7 @@
 #   make deps       install the Debian packages the project needs
 #   make check      static checks, then every VM scenario on the stock kernel
 #   make demo       boot the VM and show the modules at work
+#   make bench      the benchmarks, into bench/results/ (not a test)
 #   make vm-shell   a shell in the VM with the modules loaded
 
 # The running kernel's build tree when there is one, else the newest installed.
@@ -28,7 +29,7 @@ UAPI_CFLAGS = -Iinclude/uapi -Iuserspace
 LIBJOB_SONAME = libjob.so.0
 LIBJOB_SO = $(BUILD)/lib/$(LIBJOB_SONAME).1
 
-.PHONY: all modules userspace deps check demo vm-shell clean
+.PHONY: all modules userspace deps check bench demo vm-shell clean
 
 all: modules userspace
 
@@ -88,6 +89,12 @@ deps:
 check: deps
 	$(MAKE) all
 	tests/run-all.sh
+
+# PN_BENCH_QUICK=1 for a run of a few minutes; see bench/run.sh.
+bench: deps
+	scripts/install-deps.sh stress-ng rt-tests gnuplot-nox python3
+	$(MAKE) all
+	bench/run.sh
 
 demo: deps
 	$(MAKE) all
