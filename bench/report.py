@@ -207,7 +207,9 @@ def cost_section(rows):
              'fork+exit+wait (µs, median) | dispatch / fork |',
              '| --- | --- | ---: | ---: | ---: |']
     summary = []
-    for (sync, cfg), rs in sorted(groups.items()):
+    order = ['rwsem', 'percpu', 'srcu']
+    for (sync, cfg), rs in sorted(groups.items(), key=lambda kv: (
+            order.index(kv[0][0]) if kv[0][0] in order else 9, kv[0][1])):
         ns = statistics.median(float(r['ns_per_dispatch']) for r in rs)
         fork_us = statistics.median(1e6 / float(r['forks_per_second'])
                                     for r in rs)
@@ -217,6 +219,22 @@ def cost_section(rows):
         summary.append({'sync': sync, 'cfg': cfg, 'followed': rs[0]['followed'],
                         'ns_per_dispatch_median': ns,
                         'fork_exit_wait_us_median': fork_us})
+    return '\n'.join(lines), summary
+
+
+def profile_section(rows):
+    groups = defaultdict(list)
+    for r in rows:
+        groups[r['cfg']].append(float(r['hooks_pct_of_busy']))
+    lines = ['| configuration | share of busy CPU in the hooks (median) | '
+             'range |', '| --- | ---: | ---: |']
+    summary = []
+    for cfg, v in sorted(groups.items()):
+        med = statistics.median(v)
+        lines.append(f'| {cfg}: {CONFIGS[cfg]} | {med:.2f}% | '
+                     f'{min(v):.2f}% to {max(v):.2f}% |')
+        summary.append({'cfg': cfg, 'hooks_pct_of_busy_median': med,
+                        'min': min(v), 'max': max(v)})
     return '\n'.join(lines), summary
 
 
@@ -271,6 +289,17 @@ def main():
                'pnotify_bench.ko times the exec dispatch of the calling '
                'task in a loop (ktime); the fork+exit+wait beside it is '
                'forkexit in the same configuration and boot.', '', text, '']
+    if 'profile' in tables:
+        text, s = profile_section(tables['profile'])
+        write_csv(os.path.join(results, 'profile.csv'), s)
+        md += ['## Share of the CPU spent in the hooks (perf, in the guest)', '',
+               'perf record -a (cpu-clock) while forkexit runs in the '
+               'configuration; samples in pnotify, job and keyring_bridge '
+               '(pn_*, job_*, kb_*) and in the kprobe and ftrace glue '
+               '(kprobe_ftrace_handler, get_kprobe, ftrace_trampoline), as a '
+               'share of the samples that are not idle.  Unlike the '
+               'whole-process timings it does not move with the load of the '
+               'host.', '', text, '']
     if 'cgroup' in tables:
         order = ['none', 'cgroup', 'job']
         s = summarise(tables['cgroup'], order)

@@ -5,7 +5,8 @@
 #    events, writers register and unregister subscribers;
 #  - the time of one dispatch, against one fork+exit+wait (forkexit) in the
 #    same configuration: B (the hooks' lookup of a task nobody follows), C
-#    and D (the whole dispatch for a task in a job, one and two subscribers).
+#    and D (the whole dispatch for a task in a job, one and two subscribers);
+#  - the share of forkexit's CPU time in the hooks, from perf samples.
 # shellcheck source=bench/vm/lib/bench.sh
 . /lib/pn/bench.sh
 
@@ -43,6 +44,22 @@ while [ "$run" -le "$BENCH_RUNS" ]; do
 				"forks_per_second=$fork"
 			pn_unload pnotify_bench
 		done
+	done
+
+	# The share of forkexit's CPU samples in the hooks (the modules' code,
+	# the kprobe and ftrace glue), idle excluded, default sync=.
+	for cfg in B C D; do
+		bench_config "$cfg"
+		bench_in "$cfg" perf record -q -a -e cpu-clock -F 1000 -o /tmp/perf.data -- forkexit -q "$forks" > /dev/null 2>&1 ||
+			pn_fail "perf record in $cfg"
+		perf report -i /tmp/perf.data --stdio --sort sym -g none 2>/dev/null > /tmp/perf.txt
+		# Lines: "  0.16%  [k] pn_run_fork".
+		shares=$(awk '$1 ~ /%$/ {
+				p = $1 + 0
+				if ($NF ~ /^(native_safe_halt|default_idle|cpuidle_idle_call|do_idle)$/) idle += p
+				else if ($NF ~ /^(pn_|job_|kb_|kprobe_ftrace_handler$|get_kprobe$|ftrace_trampoline$)/) hooks += p
+			} END { printf "idle_pct=%.2f hooks_pct_of_busy=%.3f", idle, 100 * hooks / (100 - idle) }' /tmp/perf.txt)
+		bench_emit "profile run=$run cfg=$cfg $shares"
 	done
 	run=$((run + 1))
 done

@@ -23,6 +23,9 @@ cat > /tmp/stress-ng-user <<'WRAPPER'
 exec su -s /bin/sh -c 'exec stress-ng "$@"' -- pnuser stress-ng "$@"
 WRAPPER
 chmod 755 /tmp/stress-ng-user
+# Every configuration runs once a round and, to keep the configurations
+# compared close in time, once per block: the short benchmarks, then each
+# stressor's task counts.
 run=1
 while [ "$run" -le "$BENCH_RUNS" ]; do
 	for cfg in $configs; do
@@ -44,21 +47,24 @@ while [ "$run" -le "$BENCH_RUNS" ]; do
 			;;
 		esac
 
-		for s in $stressors; do
-			for n in $stress_tasks; do
-				out=$(bench_in "$cfg" /tmp/stress-ng-user "--$s" "$n" --timeout "$stress_seconds" --metrics-brief 2>&1)
-				# stress-ng: metrc: [pid] NAME OPS REAL USR SYS OPS/S(real) OPS/S(cpu)
-				ops=$(echo "$out" | awk -v s="$s" '$2 == "metrc:" && $4 == s { print $9 * 60 }')
-				[ -n "$ops" ] || pn_fail "stress-ng --$s $n in $cfg: $out"
-				bench_emit "$row test=stress-ng-$s tasks=$n better=higher unit=ops/min value=$ops"
-			done
-		done
-
 		# shellcheck disable=SC2086
 		out=$(bench_in "$cfg" hackbench $hackbench_args 2>&1)
 		secs=$(echo "$out" | sed -n 's/^Time: //p')
 		[ -n "$secs" ] || pn_fail "hackbench in $cfg: $out"
 		bench_emit "$row test=hackbench better=lower unit=s value=$secs"
+	done
+
+	for s in $stressors; do
+		for cfg in $configs; do
+			bench_config "$cfg"
+			for n in $stress_tasks; do
+				out=$(bench_in "$cfg" /tmp/stress-ng-user "--$s" "$n" --timeout "$stress_seconds" --metrics-brief 2>&1)
+				# stress-ng: metrc: [pid] NAME OPS REAL USR SYS OPS/S(real) OPS/S(cpu)
+				ops=$(echo "$out" | awk -v s="$s" '$2 == "metrc:" && $4 == s { print $9 * 60 }')
+				[ -n "$ops" ] || pn_fail "stress-ng --$s $n in $cfg: $out"
+				bench_emit "$table run=$run cfg=$cfg test=stress-ng-$s tasks=$n better=higher unit=ops/min value=$ops"
+			done
+		done
 	done
 	run=$((run + 1))
 done
