@@ -238,6 +238,50 @@ def profile_section(rows):
     return '\n'.join(lines), summary
 
 
+# Tables of configurations against a base: name, configuration order (the
+# first measured is the base), title, introduction.
+OVERHEAD_SECTIONS = [
+    ('workloads', ['A', 'B', 'C', 'D'],
+     'forkexit, jobtest, stress-ng, hackbench (default sync=)',
+     'jobtest needs job.ko: its base is B.'),
+    ('sync', ['A', 'D/rwsem', 'D/percpu', 'D/srcu'],
+     'The sync= modes on the workloads (configuration D)',
+     'Configuration D with pnotify loaded with each sync= mode.'),
+    ('cgroup', ['none', 'cgroup', 'job'], 'Jobs against cgroup v2',
+     'forkexit: no module in the root cgroup (none), in a child cgroup with '
+     'the pids controller (no module), in a job (pnotify and job loaded).  '
+     'kill-N: N sleeping processes killed and waited for, cgroup.kill + '
+     'inotify until `populated 0` (base) against killjid + waitjid.'),
+    ('scale', ['jobs-1', 'jobs-100', 'jobs-10000', 'procs-100', 'procs-10000'],
+     'Cost of a fork against jobs and processes alive',
+     'forkexit in a job (configuration D) while other jobs (jobs-N: N jobs '
+     'alive in all) or sleeping processes in its own job (procs-N) are '
+     'alive.'),
+]
+
+# Tables of the in-kernel measurements: name, section writer, title, intro.
+KERNEL_SECTIONS = [
+    ('rw', rw_section,
+     'Reader/writer table (after the 2001 rwsem benchmarks)',
+     "Readers: kernel threads dispatching a followed task's exec callbacks "
+     '(lookup, guard read side, snapshot, callbacks).  Writers: kernel '
+     'threads registering and unregistering a subscriber (guard write '
+     'side).'),
+    ('cost', cost_section, 'Direct cost of a dispatch, measured in the kernel',
+     'pnotify_bench.ko times the exec dispatch of the calling task in a loop '
+     '(ktime); the fork+exit+wait beside it is forkexit in the same '
+     'configuration and boot.'),
+    ('profile', profile_section,
+     'Share of the CPU spent in the hooks (perf, in the guest)',
+     'perf record -a (cpu-clock) while forkexit runs in the configuration; '
+     'samples in pnotify, job and keyring_bridge (pn_*, job_*, kb_*) and in '
+     'the kprobe and ftrace glue (kprobe_ftrace_handler, get_kprobe, '
+     'ftrace_trampoline), as a share of the samples that are not idle.  '
+     'Unlike the whole-process timings it does not move with the load of '
+     'the host.'),
+]
+
+
 def main():
     results = sys.argv[1]
     logdir = os.path.join(results, 'logs')
@@ -258,70 +302,22 @@ def main():
           'Configurations: ' + '; '.join(f'{k}: {v}' for k, v in
                                           CONFIGS.items()) + '.', '']
 
-    if 'workloads' in tables:
-        order = ['A', 'B', 'C', 'D']
-        s = summarise(tables['workloads'], order)
-        summary_csv(os.path.join(results, 'workloads.csv'), s)
-        md += ['## forkexit, jobtest, stress-ng, hackbench (default sync=)', '',
-               'jobtest needs job.ko: its base is B.', '',
-               markdown_overheads(s, order), '']
-        if plot_stress(s, order, os.path.join(results, 'stress-ng.png'),
-                       'stress-ng (AIM7-shaped), pnotify configurations'):
+    for table, order, title, intro in OVERHEAD_SECTIONS:
+        if table not in tables:
+            continue
+        order = order + sorted({r['cfg'] for r in tables[table]} - set(order))
+        s = summarise(tables[table], order)
+        summary_csv(os.path.join(results, f'{table}.csv'), s)
+        md += [f'## {title}', '', intro, '', markdown_overheads(s, order), '']
+        if table == 'workloads' and plot_stress(
+                s, order, os.path.join(results, 'stress-ng.png'),
+                'stress-ng (AIM7-shaped), pnotify configurations'):
             md += ['![stress-ng](stress-ng.png)', '']
-    if 'sync' in tables:
-        order = ['A', 'D/rwsem', 'D/percpu', 'D/srcu']
-        s = summarise(tables['sync'], order)
-        summary_csv(os.path.join(results, 'sync.csv'), s)
-        md += ['## The sync= modes on the workloads (configuration D)', '',
-               markdown_overheads(s, order), '']
-    if 'rw' in tables:
-        text, s = rw_section(tables['rw'])
-        write_csv(os.path.join(results, 'rw.csv'), s)
-        md += ['## Reader/writer table (after the 2001 rwsem benchmarks)', '',
-               'Readers: kernel threads dispatching a followed task\'s exec '
-               'callbacks (lookup, guard read side, snapshot, callbacks).  '
-               'Writers: kernel threads registering and unregistering a '
-               'subscriber (guard write side).', '', text, '']
-    if 'cost' in tables:
-        text, s = cost_section(tables['cost'])
-        write_csv(os.path.join(results, 'cost.csv'), s)
-        md += ['## Direct cost of a dispatch, measured in the kernel', '',
-               'pnotify_bench.ko times the exec dispatch of the calling '
-               'task in a loop (ktime); the fork+exit+wait beside it is '
-               'forkexit in the same configuration and boot.', '', text, '']
-    if 'profile' in tables:
-        text, s = profile_section(tables['profile'])
-        write_csv(os.path.join(results, 'profile.csv'), s)
-        md += ['## Share of the CPU spent in the hooks (perf, in the guest)', '',
-               'perf record -a (cpu-clock) while forkexit runs in the '
-               'configuration; samples in pnotify, job and keyring_bridge '
-               '(pn_*, job_*, kb_*) and in the kprobe and ftrace glue '
-               '(kprobe_ftrace_handler, get_kprobe, ftrace_trampoline), as a '
-               'share of the samples that are not idle.  Unlike the '
-               'whole-process timings it does not move with the load of the '
-               'host.', '', text, '']
-    if 'cgroup' in tables:
-        order = ['none', 'cgroup', 'job']
-        s = summarise(tables['cgroup'], order)
-        summary_csv(os.path.join(results, 'cgroup.csv'), s)
-        md += ['## Jobs against cgroup v2', '',
-               'forkexit: no module in the root cgroup (none), in a child '
-               'cgroup with the pids controller (no module), in a job '
-               '(pnotify and job loaded).  kill-N: N sleeping processes '
-               'killed and waited for, cgroup.kill + inotify until '
-               '`populated 0` (base) against killjid + waitjid.', '',
-               markdown_overheads(s, order), '']
-    if 'scale' in tables:
-        order = ['jobs-1', 'jobs-100', 'jobs-10000', 'procs-100',
-                 'procs-10000']
-        order += sorted({r['cfg'] for r in tables['scale']} - set(order))
-        s = summarise(tables['scale'], order)
-        summary_csv(os.path.join(results, 'scale.csv'), s)
-        md += ['## Cost of a fork against jobs and processes alive', '',
-               'forkexit in a job (configuration D) while other jobs '
-               '(jobs-N: N jobs alive in all) or sleeping processes in its '
-               'own job (procs-N) are alive.', '',
-               markdown_overheads(s, order), '']
+    for table, section, title, intro in KERNEL_SECTIONS:
+        if table in tables:
+            text, s = section(tables[table])
+            write_csv(os.path.join(results, f'{table}.csv'), s)
+            md += [f'## {title}', '', intro, '', text, '']
     md += ['## How this was run', '', '```', meta, '```', '',
            'The exact QEMU command line of each boot is the first line of '
            'its log in `logs/`.', '']

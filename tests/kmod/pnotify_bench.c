@@ -24,8 +24,8 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 #include <pnotify.h>
+#include "kmod_proc.h"
 #include "pnotify_internal.h"
 
 MODULE_IMPORT_NS(PNOTIFY_INTERNAL);
@@ -196,7 +196,7 @@ static int bench_cost(unsigned int loops)
 	return 0;
 }
 
-static int bench_command(const char *cmd)
+static int bench_command(char *cmd)
 {
 	unsigned int a, b, c;
 	int err = -EINVAL;
@@ -213,16 +213,7 @@ static int bench_command(const char *cmd)
 static ssize_t bench_write(struct file *file, const char __user *ubuf,
 			   size_t len, loff_t *ppos)
 {
-	char buf[64];
-	int err;
-
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	err = bench_command(buf);
-	return err ? err : len;
+	return kmod_proc_command(ubuf, len, bench_command);
 }
 
 static int bench_show(struct seq_file *m, void *v)
