@@ -70,8 +70,9 @@ for c in $comparisons; do
 		echo "load $c: $(cut -d' ' -f1-3 /proc/loadavg) (host load average before)"
 	} >> "$meta"
 	t0=$SECONDS
-	PN_VM_MEM=${memory[$c]:-1024} "$repo/tests/vm/run.sh" "${args[@]}" || failed=1
-	cp "$repo/build/vm/logs/latest.log" "$results/logs/$c.log"
+	out=$(PN_VM_MEM=${memory[$c]:-1024} "$repo/tests/vm/run.sh" "${args[@]}" | tee /dev/stderr) || failed=1
+	# run.sh names its log "booting ... (log: PATH)".
+	cp "$(echo "$out" | sed -n 's/^booting .*(log: \(.*\))$/\1/p')" "$results/logs/$c.log"
 	echo "time $c: $((SECONDS - t0)) s" >> "$meta"
 done
 echo "time total: $((SECONDS - start)) s" >> "$meta"
