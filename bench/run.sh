@@ -3,8 +3,8 @@
 # of bench/vm/ and writes bench/results/ (bench/report.py).
 #
 # env: PN_BENCH_QUICK=1      a few minutes: 2 rounds, fewer and shorter runs
-#      PN_BENCH_RUNS=N       rounds of every comparison (default 5)
-#      PN_BENCH_ONLY="a b"   only these comparisons: workloads sync kernel
+#      PN_BENCH_RUNS=N       rounds of every comparison (default 5; scale 3)
+#      PN_BENCH_ONLY="a b"   only these comparisons: workloads kernel sync
 #                            cgroup scale
 #      PN_BENCH_RESULTS=DIR  where to write (default bench/results)
 #      PN_BENCH_*            passed to the scenarios (see bench/vm/*.sh)
@@ -17,7 +17,7 @@ quick=${PN_BENCH_QUICK:-0}
 
 # Scenario settings: PN_BENCH_* from the caller, else the full or quick ones.
 declare -A settings=(
-	[PN_BENCH_RUNS]=5 [PN_BENCH_FORKS]=2000 [PN_BENCH_STRESS_SECONDS]=2
+	[PN_BENCH_RUNS]=5 [PN_BENCH_FORKS]=1000 [PN_BENCH_STRESS_SECONDS]=1
 	[PN_BENCH_RW_MSECS]=1000 [PN_BENCH_KILL_PROCS]=1000
 	[PN_BENCH_SCALE]=jobs:1,jobs:100,jobs:10000,procs:10000
 )
@@ -38,7 +38,10 @@ declare -A extra=(
 )
 # 10,000 sleeping processes need more than the default 1 GiB.
 declare -A memory=([scale]=3072)
-comparisons=${PN_BENCH_ONLY:-workloads sync kernel cgroup scale}
+# Building 10,000 jobs and processes takes minutes a round: 3 rounds unless
+# PN_BENCH_RUNS says otherwise.
+[ -n "${PN_BENCH_RUNS:-}" ] || [ "$quick" = 1 ] || extra[scale]="PN_BENCH_RUNS=3"
+comparisons=${PN_BENCH_ONLY:-workloads kernel sync cgroup scale}
 
 env_arg() {
 	local k out=''
