@@ -73,10 +73,14 @@ for c in $comparisons; do
 		echo "load $c: $(cut -d' ' -f1-3 /proc/loadavg) (host load average before)"
 	} >> "$meta"
 	t0=$SECONDS
-	out=$(PN_VM_MEM=${memory[$c]:-1024} "$repo/tests/vm/run.sh" "${args[@]}" | tee /dev/stderr) || failed=1
+	# (-a: stderr may be a file, which tee must not truncate)
+	out=$(PN_VM_MEM=${memory[$c]:-1024} "$repo/tests/vm/run.sh" "${args[@]}" | tee -a /dev/stderr) || failed=1
 	# run.sh names its log "booting ... (log: PATH)".
 	cp "$(echo "$out" | sed -n 's/^booting .*(log: \(.*\))$/\1/p')" "$results/logs/$c.log"
-	echo "time $c: $((SECONDS - t0)) s" >> "$meta"
+	{
+		echo "result $c: $(echo "$out" | tail -n 1)"
+		echo "time $c: $((SECONDS - t0)) s"
+	} >> "$meta"
 done
 echo "time total: $((SECONDS - start)) s" >> "$meta"
 python3 "$here/report.py" "$results"
