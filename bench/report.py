@@ -151,7 +151,7 @@ def plot_stress(summary, cfgs, out, title):
             f"{CONFIGS.get(c.split('/')[0], c)}'"
             for i, c in enumerate(cfgs))
         plots.append(f"set title '{s}'\nplot {curves}")
-    script = f"""set terminal pngcairo size {520 * len(stressors)},460 font ',9'
+    script = f"""set terminal pngcairo noenhanced size {520 * len(stressors)},460 font ',9'
 set output '{out}'
 set multiplot layout 1,{len(stressors)} title '{title}'
 set logscale x 2
