@@ -266,7 +266,8 @@ KERNEL_SECTIONS = [
      "Readers: kernel threads dispatching a followed task's exec callbacks "
      '(lookup, guard read side, snapshot, callbacks).  Writers: kernel '
      'threads registering and unregistering a subscriber (guard write '
-     'side).'),
+     'side).  QEMU runs the vCPUs round-robin on one host thread (TCG '
+     'thread=single): the threads interleave, they do not run in parallel.'),
     ('cost', cost_section, 'Direct cost of a dispatch, measured in the kernel',
      'pnotify_bench.ko times the exec dispatch of the calling task in a loop '
      '(ktime); the fork+exit+wait beside it is forkexit in the same '
