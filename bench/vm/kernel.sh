@@ -36,6 +36,7 @@ while [ "$run" -le "$BENCH_RUNS" ]; do
 			bench_config "$cfg/$sync"
 			pn_load pnotify_bench
 			# The dispatch is timed for the shell that writes the command.
+			# shellcheck disable=SC2016 # $1 is the inner shell's
 			out=$(bench_in "$cfg" sh -c '. /lib/pn/bench.sh; bench_module_run "cost $1"' cost "$cost_loops")
 			fork=$(bench_in "$cfg" forkexit -q "$forks" | bench_field per_second)
 			bench_emit "cost run=$run sync=$sync cfg=$cfg" \

@@ -5,6 +5,7 @@
 # shellcheck shell=sh
 . /lib/pn/lib.sh
 
+# shellcheck disable=SC2034 # the scenarios' round count
 BENCH_RUNS=${PN_BENCH_RUNS:-5}
 
 # The configurations of the seed's reports:
@@ -34,6 +35,7 @@ bench_modules_for() {
 bench_config() {
 	_want=$(bench_modules_for "$1")
 	# The common prefix of what is loaded and what is wanted stays.
+	# shellcheck disable=SC2086 # a list of words
 	set -- $_want
 	_nkeep=0
 	for _m in $bench_loaded; do
