@@ -4,6 +4,7 @@
 #   make deps       install the Debian packages the project needs
 #   make check      static checks, then every VM scenario on the stock kernel
 #   make demo       boot the VM and show the modules at work
+#   make bench      the benchmarks, into bench/results/ (not a test)
 #   make vm-shell   a shell in the VM with the modules loaded
 
 # The running kernel's build tree when there is one, else the newest installed.
@@ -18,6 +19,8 @@ STATIC_LDFLAGS = -static -pthread
 
 TEST_PROGS = pnotify_test jobtest forkexit job_fuzz job_race
 TEST_BINS = $(addprefix $(BUILD)/bin/,$(TEST_PROGS))
+BENCH_PROGS = procfarm
+BENCH_BINS = $(addprefix $(BUILD)/bin/,$(BENCH_PROGS))
 # 32-bit builds of jobctl and jobtest exercise job.ko's compat_ioctl.
 COMPAT_BINS = $(BUILD)/bin/jobctl32 $(BUILD)/bin/jobtest32
 SGI_COMMANDS = jstat jkill jwait jattach jdetach jsethid
@@ -26,7 +29,7 @@ UAPI_CFLAGS = -Iinclude/uapi -Iuserspace
 LIBJOB_SONAME = libjob.so.0
 LIBJOB_SO = $(BUILD)/lib/$(LIBJOB_SONAME).1
 
-.PHONY: all modules userspace deps check demo vm-shell clean
+.PHONY: all modules userspace deps check bench demo vm-shell clean
 
 all: modules userspace
 
@@ -42,14 +45,20 @@ modules:
 	cp src/*.ko tests/kmod/*.ko $(BUILD)/modules/
 	modinfo -F vermagic src/pnotify.ko | cut -d' ' -f1 > $(BUILD)/kver
 
-userspace: $(TEST_BINS) $(BUILD)/bin/jobctl $(LIBJOB_SO) \
+userspace: $(TEST_BINS) $(BENCH_BINS) $(BUILD)/bin/jobctl $(LIBJOB_SO) \
 	$(BUILD)/lib/pkgconfig/libjob.pc $(UNIT_BINS) $(COMPAT_BINS) \
 	$(PAM_JOB) $(SPANK_JOB)
 
 # Static programs, so that they run in the VM's initramfs as they are.
-$(BUILD)/bin/%: tests/%.c $(wildcard tests/*.h) userspace/job.h include/uapi/job.h $(BUILD)/lib/libjob.a
+STATIC_PROG_DEPS = userspace/job.h include/uapi/job.h $(BUILD)/lib/libjob.a
+define static_prog
 	mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(UAPI_CFLAGS) -o $@ $< $(BUILD)/lib/libjob.a $(STATIC_LDFLAGS)
+endef
+$(BUILD)/bin/%: tests/%.c $(wildcard tests/*.h) $(STATIC_PROG_DEPS)
+	$(static_prog)
+$(BUILD)/bin/%: bench/%.c $(STATIC_PROG_DEPS)
+	$(static_prog)
 
 $(BUILD)/bin/jobctl: $(JOBCTL_SOURCES) $(JOBCTL_HEADERS) $(BUILD)/lib/libjob.a
 	mkdir -p $(dir $@)
@@ -82,6 +91,12 @@ deps:
 check: deps
 	$(MAKE) all
 	tests/run-all.sh
+
+# PN_BENCH_QUICK=1 for a run of a few minutes; see bench/run.sh.
+bench: deps
+	scripts/install-deps.sh stress-ng rt-tests gnuplot-nox python3
+	$(MAKE) all
+	bench/run.sh
 
 demo: deps
 	$(MAKE) all

@@ -484,14 +484,13 @@ static struct pnotify_subscriber **pn_task_snapshot(struct pn_task *e,
 	return subs;
 }
 
-static void pn_exec_work(struct callback_head *work)
+/* Runs the exec callbacks of @e's subscriptions under the guard. */
+static void pn_dispatch_exec(struct pn_task *e)
 {
-	struct pn_task *e = container_of(work, struct pn_task, exec_work);
 	struct pnotify_subscriber **subs;
 	unsigned int nr = 0, i;
 	int cookie;
 
-	clear_bit(PN_EXEC_QUEUED, &e->flags);
 	cookie = pn_read_lock();
 	subs = pn_task_snapshot(e, &nr);
 	for (i = 0; i < nr; i++) {
@@ -505,6 +504,14 @@ static void pn_exec_work(struct callback_head *work)
 	}
 	pn_read_unlock(cookie);
 	kfree(subs);
+}
+
+static void pn_exec_work(struct callback_head *work)
+{
+	struct pn_task *e = container_of(work, struct pn_task, exec_work);
+
+	clear_bit(PN_EXEC_QUEUED, &e->flags);
+	pn_dispatch_exec(e);
 	pn_task_put(e);
 	pn_work_done();
 }
@@ -540,6 +547,32 @@ void pn_core_exec(struct task_struct *task)
 		pn_task_put(e);
 	}
 }
+
+/*
+ * The exec dispatch of @task run at once, in the caller's context, for the
+ * benchmark module (tests/kmod/pnotify_bench.c): the hooks' lookup, the
+ * guard's read side and the callbacks, without the kprobe and task work
+ * around them.  -ENOENT (after the lookup) when @task is not followed.
+ */
+int pn_core_dispatch_exec(struct task_struct *task)
+{
+	struct pn_task *e = pn_task_lock(task);
+	bool live;
+
+	if (!e)
+		return -ENOENT;
+	/* A live entry holds the table's reference: taking one is safe. */
+	live = !test_bit(PN_DEAD, &e->flags);
+	if (live)
+		refcount_inc(&e->ref);
+	spin_unlock(&e->lock);
+	if (!live)
+		return -ENOENT;
+	pn_dispatch_exec(e);
+	pn_task_put(e);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(pn_core_dispatch_exec, PNOTIFY_INTERNAL);
 
 /* ---- exit ------------------------------------------------------------- */
 

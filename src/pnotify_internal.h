@@ -26,6 +26,9 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child);
 void pn_core_exec(struct task_struct *task);
 void pn_core_exit(struct task_struct *task);
 
+/* For the benchmark module only (symbol namespace PNOTIFY_INTERNAL). */
+int pn_core_dispatch_exec(struct task_struct *task);
+
 int pn_core_init(void);
 void pn_core_exit_module(void);
 void pn_core_show(struct seq_file *m);

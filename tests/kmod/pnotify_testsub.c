@@ -23,8 +23,8 @@
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 #include <pnotify.h>
+#include "kmod_proc.h"
 
 static unsigned int sleep_ms = 1;
 module_param(sleep_ms, uint, 0444);
@@ -213,16 +213,7 @@ static int testsub_command(char *cmd)
 static ssize_t testsub_write(struct file *file, const char __user *ubuf,
 			     size_t len, loff_t *ppos)
 {
-	char buf[64];
-	int err;
-
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	err = testsub_command(buf);
-	return err ? err : len;
+	return kmod_proc_command(ubuf, len, testsub_command);
 }
 
 static const struct proc_ops testsub_proc_ops = {

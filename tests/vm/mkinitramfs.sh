@@ -51,8 +51,16 @@ while read -r applet; do
 	[ -e "$stage/$applet" ] || { mkdir -p "$stage/${applet%/*}"; ln -s /bin/busybox "$stage/$applet"; }
 done < <("$BUSYBOX" --list-full)
 
-for p in "${HOST_PROGS[@]}"; do
+# A scenario directory may add host programs (file host-progs, one path a
+# line) and shell helpers (lib/*.sh, installed next to lib.sh).
+extra_progs=()
+[ ! -f "$scenarios/host-progs" ] || mapfile -t extra_progs < <(grep -v '^#' "$scenarios/host-progs")
+for p in "${HOST_PROGS[@]}" "${extra_progs[@]}"; do
+	[ -x "$p" ] || die "host program $p is not installed"
 	copy_dynamic "$p"
+done
+for f in "$scenarios"/lib/*.sh; do
+	install_file "$f" "lib/pn/${f##*/}"
 done
 
 install_file "$here/init" init 0755

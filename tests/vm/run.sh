@@ -232,11 +232,14 @@ log=$vmdir/logs/$logname
 ln -sfn "$logname" "$vmdir/logs/latest.log"
 host_timeout=$((${#scenarios[@]} * timeout + 60))
 echo "booting $kernel for: ${scenarios[*]} (log: $log)"
+qemu+=(-monitor none -serial stdio -append "$cmdline")
+# The log starts with the exact command line (the benchmarks quote it).
+printf 'qemu:%s\n' "$(printf ' %q' "${qemu[@]}")" >"$log"
 rc=0
 if [ "$verbose" = 1 ]; then
-	timeout -k 5 "$host_timeout" "${qemu[@]}" -monitor none -serial stdio -append "$cmdline" </dev/null 2>&1 | tee "$log" || rc=$?
+	timeout -k 5 "$host_timeout" "${qemu[@]}" </dev/null 2>&1 | tee -a "$log" || rc=$?
 else
-	timeout -k 5 "$host_timeout" "${qemu[@]}" -monitor none -serial stdio -append "$cmdline" </dev/null >"$log" 2>&1 || rc=$?
+	timeout -k 5 "$host_timeout" "${qemu[@]}" </dev/null >>"$log" 2>&1 || rc=$?
 fi
 [ "$rc" != 124 ] || echo "qemu killed after the host timeout of ${host_timeout}s"
 parse_log "$log" "${scenarios[@]}"

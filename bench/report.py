@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""Turns the benchmark VM logs (RESULTS/logs/*.log, rows "bench: TABLE
+key=value...") into RESULTS/README.md, one CSV per table and PNG plots.
+
+Every ratio is taken within one round (the configurations of a round run
+back to back in the same boot) and the rounds' ratios are summarised by
+their median and their range: absolute times under emulation on a shared
+host mean little.
+"""
+import csv
+import os
+import re
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+
+ROW = re.compile(r'bench: (\w[\w-]*) (.*)$')
+CONFIGS = {
+    'A': 'no module',
+    'B': 'loaded, outside any job',
+    'C': 'in a job, 1 subscriber (job)',
+    'D': 'in a job, 2 subscribers (job, keyring_bridge)',
+}
+
+
+def read_rows(logdir):
+    tables = defaultdict(list)
+    for name in sorted(os.listdir(logdir)):
+        if not name.endswith('.log'):
+            continue
+        with open(os.path.join(logdir, name), errors='replace') as f:
+            for line in f:
+                m = ROW.search(line.rstrip('\r\n'))
+                if m:
+                    row = dict(kv.split('=', 1) for kv in m.group(2).split()
+                               if '=' in kv)
+                    tables[m.group(1)].append(row)
+    return tables
+
+
+def write_csv(path, rows):
+    keys = []
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    with open(path, 'w', newline='') as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def fmt(v):
+    if v >= 100:
+        return f'{v:.0f}'
+    return f'{v:.3g}'
+
+
+def pct(v):
+    return f'{v:+.1f}%'
+
+
+def overhead(row, base):
+    """Cost of row's configuration against base, in percent (+ = slower)."""
+    v, b = float(row['value']), float(base['value'])
+    if row['better'] == 'higher':
+        return (b / v - 1) * 100
+    return (v / b - 1) * 100
+
+
+def summarise(rows, cfg_order):
+    """Per benchmark (test, tasks): medians per configuration and, per
+    configuration, the median and range of its per-round overheads against
+    the base: the first configuration of cfg_order measured."""
+    groups = defaultdict(lambda: defaultdict(dict))
+    for r in rows:
+        bench = (r['test'], int(r.get('tasks', 0)))
+        groups[bench][r['cfg']][r['run']] = r
+    out = []
+    for bench in sorted(groups, key=lambda b: (b[0], b[1])):
+        by_cfg = groups[bench]
+        cfgs = [c for c in cfg_order if c in by_cfg]
+        base = cfgs[0]
+        entry = {'test': bench[0], 'tasks': bench[1], 'base': base,
+                 'unit': next(iter(by_cfg[base].values()))['unit'],
+                 'cfgs': {}}
+        for c in cfgs:
+            runs = by_cfg[c]
+            med = statistics.median(float(r['value']) for r in runs.values())
+            ovh = [overhead(runs[k], by_cfg[base][k]) for k in runs
+                   if k in by_cfg[base]]
+            entry['cfgs'][c] = (med, ovh)
+        out.append(entry)
+    return out
+
+
+def bench_name(e):
+    return e['test'] + (f" ({e['tasks']} tasks)" if e['tasks'] else '')
+
+
+def markdown_overheads(summary, cfg_order):
+    cfgs = [c for c in cfg_order if any(c in e['cfgs'] for e in summary)]
+    lines = ['| benchmark | unit | ' + ' | '.join(cfgs) + ' |',
+             '| --- | --- |' + ' --- |' * len(cfgs)]
+    for e in summary:
+        cells = []
+        for c in cfgs:
+            if c not in e['cfgs']:
+                cells.append('n/a')
+                continue
+            med, ovh = e['cfgs'][c]
+            if c == e['base']:
+                cells.append(f'{fmt(med)} (base)')
+            else:
+                cells.append(f'{fmt(med)} **{pct(statistics.median(ovh))}** '
+                             f'[{pct(min(ovh))}, {pct(max(ovh))}]')
+        lines.append(f"| {bench_name(e)} | {e['unit']} | " +
+                     ' | '.join(cells) + ' |')
+    return '\n'.join(lines)
+
+
+def summary_csv(path, summary):
+    rows = []
+    for e in summary:
+        for c, (med, ovh) in e['cfgs'].items():
+            rows.append({'test': e['test'], 'tasks': e['tasks'], 'cfg': c,
+                         'unit': e['unit'], 'median': med, 'base': e['base'],
+                         'overhead_pct_median': statistics.median(ovh),
+                         'overhead_pct_min': min(ovh),
+                         'overhead_pct_max': max(ovh)})
+    write_csv(path, rows)
+
+
+def plot_stress(summary, cfgs, out, title):
+    """The AIM7 shape: operations per minute against tasks, per stressor."""
+    stressors = sorted({e['test'] for e in summary
+                        if e['test'].startswith('stress-ng')})
+    if not stressors:
+        return False
+    datadir = os.path.dirname(out)
+    plots = []
+    for s in stressors:
+        data = os.path.join(datadir, f'.{s}.dat')
+        with open(data, 'w') as f:
+            for e in sorted((e for e in summary if e['test'] == s),
+                            key=lambda e: e['tasks']):
+                f.write(f"{e['tasks']} " + ' '.join(
+                    f"{e['cfgs'][c][0] if c in e['cfgs'] else 'NaN'}"
+                    for c in cfgs) + '\n')
+        curves = ', '.join(
+            f"'{data}' using 1:{i + 2} with linespoints title '{c}: "
+            f"{CONFIGS.get(c.split('/')[0], c)}'"
+            for i, c in enumerate(cfgs))
+        plots.append(f"set title '{s}'\nplot {curves}")
+    script = f"""set terminal pngcairo noenhanced size {520 * len(stressors)},460 font ',9'
+set output '{out}'
+set multiplot layout 1,{len(stressors)} title '{title}'
+set logscale x 2
+set xlabel 'tasks'
+set ylabel 'operations per minute (median)'
+set key bottom right font ',8'
+set grid
+{chr(10).join(plots)}
+unset multiplot
+"""
+    subprocess.run(['gnuplot'], input=script, text=True, check=True)
+    for s in stressors:
+        os.remove(os.path.join(datadir, f'.{s}.dat'))
+    return True
+
+
+def rw_section(rows):
+    groups = defaultdict(list)
+    for r in rows:
+        groups[(r['sync'], int(r['readers']), int(r['writers']))].append(r)
+    seed_names = {(4, 2): 'rws-rw', (4, 0): 'rws-ro', (0, 4): 'rws-wo',
+                  (1, 0): 'rws-r1', (0, 1): 'rws-w1', (2, 0): 'rws-r2'}
+    first = rows[0]
+    lines = [f"{first['msecs']} ms per test, {first['vcpus']} vCPUs; medians "
+             f"of {len({r['run'] for r in rows})} rounds, writer operations "
+             "also as the smallest of any round (0 would be starvation).", '',
+             '| sync | test | readers | writers | reader ops | writer ops | '
+             'min writer ops |', '| --- | --- | ---: | ---: | ---: | ---: | ---: |']
+    summary = []
+    order = ['rwsem', 'percpu', 'srcu']
+    for key in sorted(groups, key=lambda k: (order.index(k[0])
+                                             if k[0] in order else 9,
+                                             list(seed_names).index(k[1:])
+                                             if k[1:] in seed_names else 9)):
+        rs = groups[key]
+        rd = statistics.median(int(r['reader_ops']) for r in rs)
+        wr = statistics.median(int(r['writer_ops']) for r in rs)
+        wmin = min(int(r['writer_ops']) for r in rs)
+        name = seed_names.get(key[1:], '')
+        lines.append(f'| {key[0]} | {name} | {key[1]} | {key[2]} | {rd:.0f} '
+                     f'| {wr:.0f} | {wmin if key[2] else "-"} |')
+        summary.append({'sync': key[0], 'test': name, 'readers': key[1],
+                        'writers': key[2], 'reader_ops_median': rd,
+                        'writer_ops_median': wr, 'writer_ops_min': wmin})
+    return '\n'.join(lines), summary
+
+
+def cost_section(rows):
+    groups = defaultdict(list)
+    for r in rows:
+        groups[(r['sync'], r['cfg'])].append(r)
+    lines = ['| sync | configuration | dispatch (ns, median) | '
+             'fork+exit+wait (µs, median) | dispatch / fork |',
+             '| --- | --- | ---: | ---: | ---: |']
+    summary = []
+    order = ['rwsem', 'percpu', 'srcu']
+    for (sync, cfg), rs in sorted(groups.items(), key=lambda kv: (
+            order.index(kv[0][0]) if kv[0][0] in order else 9, kv[0][1])):
+        ns = statistics.median(float(r['ns_per_dispatch']) for r in rs)
+        fork_us = statistics.median(1e6 / float(r['forks_per_second'])
+                                    for r in rs)
+        what = 'lookup only' if rs[0]['followed'] == '0' else 'full dispatch'
+        lines.append(f'| {sync} | {cfg}: {CONFIGS[cfg]} ({what}) | {ns:.0f} '
+                     f'| {fork_us:.0f} | {ns / (fork_us * 1e3) * 100:.3f}% |')
+        summary.append({'sync': sync, 'cfg': cfg, 'followed': rs[0]['followed'],
+                        'ns_per_dispatch_median': ns,
+                        'fork_exit_wait_us_median': fork_us})
+    return '\n'.join(lines), summary
+
+
+def profile_section(rows):
+    groups = defaultdict(list)
+    for r in rows:
+        groups[r['cfg']].append(float(r['hooks_pct_of_busy']))
+    lines = ['| configuration | share of busy CPU in the hooks (median) | '
+             'range |', '| --- | ---: | ---: |']
+    summary = []
+    for cfg, v in sorted(groups.items()):
+        med = statistics.median(v)
+        lines.append(f'| {cfg}: {CONFIGS[cfg]} | {med:.2f}% | '
+                     f'{min(v):.2f}% to {max(v):.2f}% |')
+        summary.append({'cfg': cfg, 'hooks_pct_of_busy_median': med,
+                        'min': min(v), 'max': max(v)})
+    return '\n'.join(lines), summary
+
+
+# Tables of configurations against a base: name, configuration order (the
+# first measured is the base), title, introduction.
+OVERHEAD_SECTIONS = [
+    ('workloads', ['A', 'B', 'C', 'D'],
+     'forkexit, jobtest, stress-ng, hackbench (default sync=)',
+     'jobtest needs job.ko: its base is B.'),
+    ('sync', ['A', 'D/rwsem', 'D/percpu', 'D/srcu'],
+     'The sync= modes on the workloads (configuration D)',
+     'Configuration D with pnotify loaded with each sync= mode.'),
+    ('cgroup', ['none', 'cgroup', 'job'], 'Jobs against cgroup v2',
+     'forkexit: no module in the root cgroup (none), in a child cgroup with '
+     'the pids controller (no module), in a job (pnotify and job loaded).  '
+     'kill-N: N sleeping processes killed and waited for, cgroup.kill + '
+     'inotify until `populated 0` (base) against killjid + waitjid.'),
+    ('scale', ['jobs-1', 'jobs-100', 'jobs-10000', 'procs-100', 'procs-10000'],
+     'Cost of a fork against jobs and processes alive',
+     'forkexit in a job (configuration D) while other jobs (jobs-N: N jobs '
+     'alive in all) or sleeping processes in its own job (procs-N) are '
+     'alive.'),
+]
+
+# Tables of the in-kernel measurements: name, section writer, title, intro.
+KERNEL_SECTIONS = [
+    ('rw', rw_section,
+     'Reader/writer table (after the 2001 rwsem benchmarks)',
+     "Readers: kernel threads dispatching a followed task's exec callbacks "
+     '(lookup, guard read side, snapshot, callbacks).  Writers: kernel '
+     'threads registering and unregistering a subscriber (guard write '
+     'side).  QEMU runs the vCPUs round-robin on one host thread (TCG '
+     'thread=single): the threads interleave, they do not run in parallel.'),
+    ('cost', cost_section, 'Direct cost of a dispatch, measured in the kernel',
+     'pnotify_bench.ko times the exec dispatch of the calling task in a loop '
+     '(ktime); the fork+exit+wait beside it is forkexit in the same '
+     'configuration and boot.'),
+    ('profile', profile_section,
+     'Share of the CPU spent in the hooks (perf, in the guest)',
+     'perf record -a (cpu-clock) while forkexit runs in the configuration; '
+     'samples in pnotify, job and keyring_bridge (pn_*, job_*, kb_*) and in '
+     'the kprobe and ftrace glue (kprobe_ftrace_handler, get_kprobe, '
+     'ftrace_trampoline), as a share of the samples that are not idle.  '
+     'Unlike the whole-process timings it does not move with the load of '
+     'the host.'),
+]
+
+
+def main():
+    results = sys.argv[1]
+    logdir = os.path.join(results, 'logs')
+    tables = read_rows(logdir)
+    with open(os.path.join(logdir, 'meta.txt')) as f:
+        meta = f.read().strip()
+    for name, rows in tables.items():
+        write_csv(os.path.join(results, f'{name}-runs.csv'), rows)
+
+    md = ['# pnotify benchmarks', '',
+          'Written by `make bench` (`bench/run.sh`, `bench/report.py`).  '
+          'Each comparison is one boot of the stock kernel under QEMU TCG; '
+          'its configurations run interleaved, round after round.  A cell '
+          'reads: median value, **median overhead** against the base '
+          'configuration [smallest, largest overhead of a round]; + is '
+          'slower.  Absolute figures are emulated and share the host with '
+          'other work: only the ratios mean something.', '',
+          'Configurations: ' + '; '.join(f'{k}: {v}' for k, v in
+                                          CONFIGS.items()) + '.', '']
+
+    for table, order, title, intro in OVERHEAD_SECTIONS:
+        if table not in tables:
+            continue
+        order = order + sorted({r['cfg'] for r in tables[table]} - set(order))
+        s = summarise(tables[table], order)
+        summary_csv(os.path.join(results, f'{table}.csv'), s)
+        md += [f'## {title}', '', intro, '', markdown_overheads(s, order), '']
+        if table == 'workloads' and plot_stress(
+                s, order, os.path.join(results, 'stress-ng.png'),
+                'stress-ng (AIM7-shaped), pnotify configurations'):
+            md += ['![stress-ng](stress-ng.png)', '']
+    for table, section, title, intro in KERNEL_SECTIONS:
+        if table in tables:
+            text, s = section(tables[table])
+            write_csv(os.path.join(results, f'{table}.csv'), s)
+            md += [f'## {title}', '', intro, '', text, '']
+    md += ['## How this was run', '', '```', meta, '```', '',
+           'The exact QEMU command line of each boot is the first line of '
+           'its log in `logs/`.', '']
+    with open(os.path.join(results, 'README.md'), 'w') as f:
+        f.write('\n'.join(md))
+
+
+if __name__ == '__main__':
+    main()

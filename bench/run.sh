@@ -1,0 +1,87 @@
+#!/bin/bash
+# make bench: boots the VM once per comparison, runs the benchmark scenarios
+# of bench/vm/ and writes bench/results/ (bench/report.py).
+#
+# env: PN_BENCH_QUICK=1      a few minutes: 2 rounds, fewer and shorter runs
+#      PN_BENCH_RUNS=N       rounds of every comparison (default 5; scale 3)
+#      PN_BENCH_ONLY="a b"   only these comparisons: workloads kernel sync
+#                            cgroup scale
+#      PN_BENCH_RESULTS=DIR  where to write (default bench/results)
+#      PN_BENCH_*            passed to the scenarios (see bench/vm/*.sh)
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+results=${PN_BENCH_RESULTS:-$here/results}
+quick=${PN_BENCH_QUICK:-0}
+
+# Scenario settings: PN_BENCH_* from the caller, else the full or quick ones.
+declare -A settings=(
+	[PN_BENCH_RUNS]=5 [PN_BENCH_FORKS]=1000 [PN_BENCH_STRESS_SECONDS]=1
+	[PN_BENCH_RW_MSECS]=1000 [PN_BENCH_KILL_PROCS]=1000
+	[PN_BENCH_SCALE]=jobs:1,jobs:100,jobs:10000,procs:10000
+)
+if [ "$quick" = 1 ]; then
+	settings+=([PN_BENCH_RUNS]=2 [PN_BENCH_FORKS]=500
+		[PN_BENCH_STRESS_SECONDS]=1 [PN_BENCH_STRESS_TASKS]=1,8,64
+		[PN_BENCH_RW_MSECS]=300 [PN_BENCH_SCALE]=jobs:1,jobs:100,procs:100)
+fi
+while IFS='=' read -r k v; do
+	settings[$k]=$v
+done < <(env | grep -E '^PN_BENCH_[A-Z_]+=' | grep -vE '^PN_BENCH_(QUICK|ONLY|RESULTS)=')
+
+# comparison: scenario, extra settings, VM memory (MiB), timeout (s)
+declare -A scenario=([workloads]=workloads [sync]=workloads [kernel]=kernel
+	[cgroup]=cgroup [scale]=scale)
+declare -A extra=(
+	[sync]="PN_BENCH_TABLE=sync;PN_BENCH_CONFIGS=A,D/rwsem,D/percpu,D/srcu;PN_BENCH_STRESSORS=fork;PN_BENCH_STRESS_TASKS=8"
+)
+# 10,000 sleeping processes need more than the default 1 GiB.
+declare -A memory=([scale]=3072)
+# Building 10,000 jobs and processes takes minutes a round: 3 rounds unless
+# PN_BENCH_RUNS says otherwise.
+[ -n "${PN_BENCH_RUNS:-}" ] || [ "$quick" = 1 ] || extra[scale]="PN_BENCH_RUNS=3"
+comparisons=${PN_BENCH_ONLY:-workloads kernel sync cgroup scale}
+
+env_arg() {
+	local k out=''
+	for k in "${!settings[@]}"; do
+		out+="$k=${settings[$k]};"
+	done
+	echo "${out}${extra[$1]:-}"
+}
+
+rm -rf "$results/logs"
+mkdir -p "$results/logs"
+meta=$results/logs/meta.txt
+{
+	echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+	echo "commit: $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- src tests bench || echo ' (with changes)')"
+	echo "kernel: $(cat "$repo/build/kver")"
+	echo "host: $(nproc) CPUs, $(uname -r), qemu $(qemu-system-x86_64 --version | head -n 1 | awk '{ print $4 }')"
+	echo "command: make bench$([ "$quick" = 1 ] && echo ' PN_BENCH_QUICK=1')"
+} > "$meta"
+
+start=$SECONDS
+failed=0
+for c in $comparisons; do
+	[ -n "${scenario[$c]:-}" ] || { echo "bench: unknown comparison $c" >&2; exit 2; }
+	args=(--scenarios "$here/vm" --timeout 3600 --env "$(env_arg "$c")" "${scenario[$c]}")
+	echo "== $c: tests/vm/run.sh ${args[*]}"
+	{
+		echo "run $c: PN_VM_MEM=${memory[$c]:-1024} tests/vm/run.sh $(printf '%q ' "${args[@]}")"
+		echo "load $c: $(cut -d' ' -f1-3 /proc/loadavg) (host load average before)"
+	} >> "$meta"
+	t0=$SECONDS
+	# (-a: stderr may be a file, which tee must not truncate)
+	out=$(PN_VM_MEM=${memory[$c]:-1024} "$repo/tests/vm/run.sh" "${args[@]}" | tee -a /dev/stderr) || failed=1
+	# run.sh names its log "booting ... (log: PATH)".
+	cp "$(echo "$out" | sed -n 's/^booting .*(log: \(.*\))$/\1/p')" "$results/logs/$c.log"
+	{
+		echo "result $c: $(echo "$out" | tail -n 1)"
+		echo "time $c: $((SECONDS - t0)) s"
+	} >> "$meta"
+done
+echo "time total: $((SECONDS - start)) s" >> "$meta"
+python3 "$here/report.py" "$results"
+exit $failed
