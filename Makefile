@@ -94,7 +94,7 @@ check: deps
 
 # PN_BENCH_QUICK=1 for a run of a few minutes; see bench/run.sh.
 bench: deps
-	scripts/install-deps.sh stress-ng rt-tests gnuplot-nox python3
+	scripts/install-deps.sh stress-ng rt-tests gnuplot-nox python3 linux-perf
 	$(MAKE) all
 	bench/run.sh
 
