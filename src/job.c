@@ -547,15 +547,17 @@ static struct job *job_of_task(struct task_struct *task)
 }
 
 /*
- * The job the process of @leader is in, referenced, or NULL: that of any of
- * its threads, as the leader may have exited before them.
+ * The job the process of @leader is in, referenced, or NULL: the leader's,
+ * or, once the leader has exited before its threads, that of any of them.
  */
 static struct job *job_of_process(struct task_struct *leader)
 {
 	struct task_struct **tasks;
-	struct job *job = NULL;
+	struct job *job = job_of_task(leader);
 	int n, i;
 
+	if (job || !(READ_ONCE(leader->flags) & PF_EXITING))
+		return job;
 	n = job_process_threads(leader, &tasks);
 	if (n < 0)
 		return ERR_PTR(n);
