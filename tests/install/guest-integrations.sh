@@ -116,7 +116,7 @@ check "pam_job: job.ko and keyring_bridge loaded again" test -e /proc/job -a -e 
 # spank_job's to kill.
 echo "spank_job: Slurm"
 host=$(hostname -s)
-# What debootstrap leaves out and a installed host has: its name in
+# What debootstrap leaves out and an installed host has: its name in
 # /etc/hosts, and an address besides loopback (the guest has no network
 # card; without one, getaddrinfo(AI_ADDRCONFIG) finds no address for
 # slurmctld to listen on).
