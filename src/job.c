@@ -35,6 +35,7 @@
 #include <pnotify.h>
 #include <uapi/job.h>
 #include "wrapper/compat.h"
+#include "wrapper/sched.h"
 
 static unsigned int job_hid;
 module_param_named(hid, job_hid, uint, 0444);
@@ -56,6 +57,8 @@ struct job_sums {
 struct job_kill {
 	u64 end_ns;		/* ktime_get_ns(), the clock of task start_time */
 	int sig;
+	bool priv;		/* sent as the kernel: by a CAP_SYS_RESOURCE holder */
+	kuid_t uid, euid;	/* the sender's, for kill(2)'s check otherwise */
 };
 
 struct job {
@@ -396,10 +399,19 @@ static void job_member_leave(struct job_member *m, int status)
 static void job_replay_kills(struct job *job, struct task_struct *task)
 {
 	unsigned int i, n = min_t(unsigned int, job->nr_kills, JOB_KILL_LOG);
+	const struct cred *tcred = current_cred();
 
-	for (i = 0; i < n; i++)
-		if (job->kills[i].end_ns >= task->start_time)
-			kill_pid(task_tgid(task), job->kills[i].sig, 1);
+	for (i = 0; i < n; i++) {
+		struct job_kill *k = &job->kills[i];
+
+		if (k->end_ns < task->start_time)
+			continue;
+		/* kill(2)'s rule, as the sender would have met it. */
+		if (k->priv || uid_eq(k->euid, tcred->suid) ||
+		    uid_eq(k->euid, tcred->uid) || uid_eq(k->uid, tcred->suid) ||
+		    uid_eq(k->uid, tcred->uid))
+			kill_pid(task_tgid(task), k->sig, 1);
+	}
 }
 
 static int job_fork(struct task_struct *task, struct pnotify_subscriber *sub,
@@ -443,13 +455,15 @@ static struct pnotify_events job_events = {
 static int job_attach_task(struct job *job, struct task_struct *task)
 {
 	struct job_member *m;
+	bool gone;
 	int err;
 
 	pnotify_unsubscribe(task, &job_events);
 	mutex_lock(&job->lock);
-	m = job->ended ? NULL :
+	gone = job->ended || job->detaching;
+	m = gone ? NULL :
 	    job_member_add_locked(job, task, job_process_find_locked(job, task));
-	err = job->ended ? -ENODATA : m ? 0 : -ENOMEM;
+	err = gone ? -ENODATA : m ? 0 : -ENOMEM;
 	mutex_unlock(&job->lock);
 	if (err)
 		return err;
@@ -505,6 +519,9 @@ static int job_attach_process(struct job *job, struct task_struct *leader)
 	if (n < 0)
 		return n;
 	for (i = 0; i < n && !err; i++) {
+		/* io_uring and other kernel workers are never members. */
+		if (!pn_task_is_user(tasks[i]))
+			continue;
 		err = job_attach_task(job, tasks[i]);
 		/* An exiting thread (a main thread gone first) stays out. */
 		if (err == -ESRCH)
@@ -706,45 +723,63 @@ static long job_waitjid(void *arg)
 	return err;
 }
 
-static bool job_may_signal(struct job *job)
+static bool job_is_owner(struct job *job)
 {
 	return uid_eq(current_euid(), job->owner) ||
-	       uid_eq(current_uid(), job->owner) || job_privileged();
+	       uid_eq(current_uid(), job->owner);
 }
 
 /*
  * Signals every process of the job once.  Children forked while this runs
  * join after it (joining takes job->lock) and get the signal then, from the
  * kill log: even a non-fatal signal cannot be escaped by forking.
+ *
+ * A CAP_SYS_RESOURCE holder signals as the kernel.  The owner signals with
+ * kill(2)'s permission checks: processes running as another user (a root
+ * process started by su or sudo inside the job) are left alone, and r_val
+ * counts the processes signalled; EPERM when there were some and none of
+ * them could be.
  */
 static long job_killjid(void *arg)
 {
 	struct job_killjid *req = arg;
 	struct job_process *p;
 	struct job *job;
-	int signalled = 0;
+	int signalled = 0, refused = 0;
+	bool priv;
 
 	if (req->sig < 0 || req->sig >= _NSIG)
 		return -EINVAL;
 	job = job_get(req->jid);
 	if (!job)
 		return -ENODATA;
-	if (!job_may_signal(job)) {
+	priv = job_privileged();
+	if (!priv && !job_is_owner(job)) {
 		job_put(job);
 		return -EPERM;
 	}
 	mutex_lock(&job->lock);
-	list_for_each_entry(p, &job->processes, link)
-		if (!req->sig || !kill_pid(p->tgid, req->sig, 1))
+	list_for_each_entry(p, &job->processes, link) {
+		int err = kill_pid(p->tgid, req->sig, priv);
+
+		if (!err)
 			signalled++;
+		else if (err == -EPERM)
+			refused++;
+	}
 	if (req->sig) {
 		struct job_kill *k = &job->kills[job->nr_kills++ % JOB_KILL_LOG];
 
 		k->sig = req->sig;
+		k->priv = priv;
+		k->uid = current_uid();
+		k->euid = current_euid();
 		k->end_ns = ktime_get_ns();
 	}
 	mutex_unlock(&job->lock);
 	job_put(job);
+	if (refused && !signalled)
+		return -EPERM;
 	req->r_val = signalled;
 	return 0;
 }
@@ -893,6 +928,8 @@ static long job_detachjid(void *arg)
 	job = job_get(req->jid);
 	if (!job)
 		return -ENODATA;
+	/* No attach may slip in while the members are taken out. */
+	mutex_lock(&job_move_lock);
 	mutex_lock(&job->lock);
 	job->detaching = true;
 	/* Those that exit meanwhile leave by themselves. */
@@ -908,6 +945,17 @@ static long job_detachjid(void *arg)
 	mutex_unlock(&job->lock);
 	for (i = 0; i < n; i++)
 		pnotify_unsubscribe(tasks[i], &job_events);
+	/*
+	 * detaching stays set: a child whose fork callback is still pending
+	 * on a detached parent must not join.  Without memory nothing was
+	 * detached, and the job follows its forks again.
+	 */
+	if (!tasks) {
+		mutex_lock(&job->lock);
+		job->detaching = false;
+		mutex_unlock(&job->lock);
+	}
+	mutex_unlock(&job_move_lock);
 	if (tasks)
 		job_put_tasks(tasks, n);
 	job_put(job);
