@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/io_uring.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <pthread.h>
@@ -1362,6 +1363,268 @@ static void test_unprivileged(void)
 	end_job(&job);
 }
 
+/*
+ * A process that pauses until killed; with @user, as the unprivileged user
+ * (returned once it is).
+ */
+static pid_t spawn_pauser(bool user)
+{
+	int fds[2];
+	char ready;
+	pid_t pid;
+
+	if (pipe(fds) < 0)
+		return -1;
+	pid = fork_flushed();
+	if (pid == 0) {
+		die_with_parent();
+		close(fds[0]);
+		if (user && !drop_privileges())
+			_exit(1);
+		close(fds[1]);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	/* EOF once it has changed its user (or died). */
+	while (read(fds[0], &ready, 1) < 0 && errno == EINTR)
+		;
+	close(fds[0]);
+	return pid;
+}
+
+/* True if @pid was killed by @sig; false (and it is still running) if not. */
+static bool killed_by(pid_t pid, int sig)
+{
+	int status;
+
+	for (int i = 0; i < 500; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFSIGNALED(status) && WTERMSIG(status) == sig;
+		sleep_ms(10);
+	}
+	return false;
+}
+
+/*
+ * Gives the caller an io_uring worker thread: a read of an empty pipe
+ * queued with IOSQE_ASYNC blocks in an io-wq worker.  Returns the ring.
+ */
+static int start_io_uring_worker(int pipe_rd)
+{
+	static char byte;
+	struct io_uring_params params = { 0 };
+	struct io_uring_sqe *sqe;
+	unsigned int *tail, *array, mask;
+	char *sq;
+	int ring = syscall(__NR_io_uring_setup, 4, &params);
+
+	if (ring < 0)
+		return -1;
+	sq = mmap(NULL, params.sq_off.array + params.sq_entries * sizeof(unsigned int),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring,
+		  IORING_OFF_SQ_RING);
+	sqe = mmap(NULL, params.sq_entries * sizeof(*sqe), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || sqe == MAP_FAILED)
+		return -1;
+	tail = (unsigned int *)(sq + params.sq_off.tail);
+	array = (unsigned int *)(sq + params.sq_off.array);
+	mask = *(unsigned int *)(sq + params.sq_off.ring_mask);
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_READ;
+	sqe->fd = pipe_rd;
+	sqe->addr = (unsigned long)&byte;
+	sqe->len = 1;
+	sqe->flags = IOSQE_ASYNC;
+	array[*tail & mask] = 0;
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, ring, 1, 0, 0, NULL, 0) != 1)
+		return -1;
+	return ring;
+}
+
+/* The number of threads of @pid (its io_uring workers included). */
+static int thread_count(pid_t pid)
+{
+	char path[64], line[128];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/*
+ * A process with an io_uring worker: @create makes it create a job itself,
+ * else it only pauses.  Returns its pid and, with @create, the JID it got.
+ */
+static pid_t spawn_io_uring_process(bool create, jid_t *jid)
+{
+	int fds[2], work[2];
+	pid_t pid;
+
+	if (pipe(fds) < 0 || pipe(work) < 0)
+		return -1;
+	pid = fork_flushed();
+	if (pid == 0) {
+		jid_t got = 0;
+
+		die_with_parent();
+		if (start_io_uring_worker(work[0]) < 0)
+			got = (jid_t)-2;
+		for (int i = 0; i < 200 && thread_count(getpid()) < 2; i++)
+			sleep_ms(10);
+		if (!got && create)
+			got = job_create(0, 0, 0);
+		if (write(fds[1], &got, sizeof(got)) != sizeof(got))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	if (read(fds[0], jid, sizeof(*jid)) != sizeof(*jid))
+		*jid = (jid_t)-2;
+	close(fds[0]);
+	return pid;
+}
+
+/*
+ * io_uring workers (PF_IO_WORKER) are threads of their process that never
+ * run user code: create and attach skip them, and the process joins whole.
+ */
+static void test_io_uring_workers(void)
+{
+	pid_t creator, attached;
+	jid_t jid, unused;
+	int threads;
+
+	creator = spawn_io_uring_process(true, &jid);
+	if (jid == (jid_t)-2) {
+		note("skipped: no io_uring worker could be started");
+		kill(creator, SIGKILL);
+		wait_for(creator);
+		return;
+	}
+	threads = thread_count(creator);
+	expect(threads >= 2, "no io_uring worker thread (%d threads)", threads);
+	expect(jid != (jid_t)-1 && jid != 0,
+	       "job_create from a process with an io_uring worker failed");
+	expect(job_getjid(creator) == jid, "the creator is not in its job");
+	attached = spawn_io_uring_process(false, &unused);
+	expect(job_attachpid(attached, jid) == jid,
+	       "attach of a process with an io_uring worker: %m");
+	expect(job_getjid(attached) == jid, "the attached process is not in the job");
+	expect(job_getpidcnt(jid) == 2, "pidcnt %d, not 2", job_getpidcnt(jid));
+	expect(job_detachpid(attached) == jid, "detach: %m");
+	expect_error(job_getjid(attached), ENODATA);
+	expect(job_attachpid(attached, jid) == jid, "reattach: %m");
+	expect(job_killjid(jid, SIGKILL) == 0, "killjid: %m");
+	expect(killed_by(creator, SIGKILL), "the creator was not killed");
+	expect(killed_by(attached, SIGKILL), "the attached process was not killed");
+}
+
+/* The state letter of /proc/PID/stat ('T' stopped), or 0. */
+static char process_state(pid_t pid)
+{
+	char path[64], buf[512], *paren, state = 0;
+	FILE *f;
+
+	for (int i = 0; i < 200; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		f = fopen(path, "r");
+		if (!f)
+			return 0;
+		state = 0;
+		if (fgets(buf, sizeof(buf), f) && (paren = strrchr(buf, ')')))
+			state = paren[2];
+		fclose(f);
+		if (state == 'T')
+			break;
+		sleep_ms(10);
+	}
+	return state;
+}
+
+/*
+ * The owner of a job signals its processes with kill(2)'s permissions: a
+ * root process in a user's job (su, sudo, a setuid program) is out of the
+ * owner's reach; a CAP_SYS_RESOURCE holder reaches every process.
+ */
+static void test_owner_kill_permissions(void)
+{
+	static const int sigs[] = { SIGKILL, SIGTERM, SIGUSR1, SIGSTOP };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		int sig = sigs[i], status, fds[2];
+		pid_t root_member, user_member, owner;
+		jid_t jid = (jid_t)-1;
+
+		/* A root process creates the job, owned by the user. */
+		if (!expect(pipe(fds) == 0, "pipe: %m"))
+			return;
+		root_member = fork_flushed();
+		if (root_member == 0) {
+			die_with_parent();
+			jid = job_create(0, UNPRIVILEGED_ID, 0);
+			if (write(fds[1], &jid, sizeof(jid)) != sizeof(jid))
+				_exit(1);
+			for (;;)
+				pause();
+		}
+		close(fds[1]);
+		if (read(fds[0], &jid, sizeof(jid)) != sizeof(jid))
+			jid = (jid_t)-1;
+		close(fds[0]);
+		if (!expect(jid != (jid_t)-1, "job_create failed")) {
+			kill(root_member, SIGKILL);
+			wait_for(root_member);
+			return;
+		}
+		user_member = spawn_pauser(true);
+		expect(job_attachpid(user_member, jid) == jid,
+		       "attach user member: %m");
+		owner = fork_flushed();
+		if (owner == 0) {
+			struct job_killjid req = { .jid = jid, .sig = sig };
+			int fd = open("/proc/job", O_RDONLY);
+
+			if (!drop_privileges() || fd < 0)
+				_exit(2);
+			if (ioctl(fd, JOB_REQUEST(JOB_KILLJID), &req) < 0)
+				_exit(3);
+			_exit(req.r_val == 1 ? 0 : 4);
+		}
+		status = wait_for(owner);
+		expect(exited_with(status, 0),
+		       "signal %d: the owner's killjid did not signal exactly its own process (status %#x)",
+		       sig, status);
+		if (sig == SIGSTOP) {
+			expect(process_state(user_member) == 'T',
+			       "SIGSTOP did not stop the user's process");
+			expect(process_state(root_member) != 'T',
+			       "SIGSTOP from the owner stopped a root process");
+			kill(user_member, SIGKILL);
+			sig = SIGKILL;
+		}
+		expect(killed_by(user_member, sig),
+		       "signal %d did not reach the user's process", sig);
+		expect(waitpid(root_member, &status, WNOHANG) == 0,
+		       "signal %d from the owner reached a root process", sig);
+		/* A CAP_SYS_RESOURCE holder reaches it. */
+		expect(job_killjid(jid, SIGKILL) == 0, "root's killjid: %m");
+		expect(killed_by(root_member, SIGKILL),
+		       "root's SIGKILL did not reach the root process");
+	}
+}
+
 static void test_unknown_jid(void)
 {
 	struct job_leader job;
@@ -1568,6 +1831,8 @@ static const struct job_test tests[] = {
 	{ "main thread exits before the others", .run = test_main_thread_exits },
 	{ "accounting", .run = test_accounting },
 	{ "unprivileged user", .run = test_unprivileged },
+	{ "owner's kill obeys kill(2) permissions", .run = test_owner_kill_permissions },
+	{ "io_uring workers: create, attach, detach, kill", .run = test_io_uring_workers },
 	{ "bad input: unknown jid", .run = test_unknown_jid },
 	{ "bad input: pids and signals", .run = test_bad_pids_and_signals },
 	{ "bad input: pointers", .run = test_bad_pointers },

@@ -69,9 +69,20 @@ pn_wait_file() {
 	done
 }
 
+# pn_in_waitjid PID: true if PID sleeps in the job module's waitjid.  Where
+# wchan reads 0 (5.10 with the ORC unwinder), an interruptible sleep in
+# ioctl(2) (64-bit 16, 32-bit 54) on a descriptor that is /proc/job.
+pn_in_waitjid() {
+	grep -q waitjid "/proc/$1/wchan" 2>/dev/null && return 0
+	read -r _nr _fd _ < "/proc/$1/syscall" 2>/dev/null || return 1
+	read -r _ _ _state _ < "/proc/$1/stat" 2>/dev/null || return 1
+	[ "$_state" = S ] && { [ "$_nr" = 16 ] || [ "$_nr" = 54 ]; } &&
+		[ "$(readlink "/proc/$1/fd/$((_fd))")" = /proc/job ]
+}
+
 # pn_wait_blocked PID: wait until PID sleeps in the job module's waitjid.
 pn_wait_blocked() {
-	pn_wait_until "process $1 waiting for its job" grep -q waitjid "/proc/$1/wchan"
+	pn_wait_until "process $1 waiting for its job" pn_in_waitjid "$1"
 }
 
 # pn_wait_job_gone JID: wait until the job has ended.
