@@ -8,17 +8,32 @@
  * task and subscriber.  Subscriptions pass from parent to child through the
  * fork callback.
  *
- * Every callback runs in process context where it may sleep (allocate with
- * GFP_KERNEL, take mutexes and rwsems): the kernel hooks only queue work, and
- * the callbacks run from that work in a task's own context.
+ * The fork path has two steps.  inherit() runs in the fork itself, atomic,
+ * before the child can be found by pid; fork() runs later in the child,
+ * before its first user instruction, where it may sleep.  Every other
+ * callback runs in process context where it may sleep (allocate with
+ * GFP_KERNEL, take mutexes and rwsems): the kernel hooks only queue work,
+ * and those callbacks run from that work in a task's own context.
  *
- *  - fork(child, sub, parent_data): runs in the child, before the child
- *    executes its first user instruction.  Returns 0 to keep the child
- *    subscribed, > 0 to drop this subscription, < 0 to fail: the child is
- *    then killed with SIGKILL before it runs any user code (for a thread,
- *    that takes down its whole thread group).  parent_data stays valid for
- *    the whole call, even when the parent exits or is unsubscribed meanwhile:
- *    the parent's exit callback waits for its pending children.
+ *  - inherit(child, sub, parent): optional.  Runs in the forking task with
+ *    preemption and interrupts disabled, under the parent's siglock and
+ *    tasklist_lock, on every kernel including PREEMPT_RT: it may take only
+ *    raw spinlocks and must not allocate, sleep or signal.  sub->data points
+ *    to events->data_size zeroed bytes prepared before the fork; parent is
+ *    the forking task's own subscription.  Returns 0 to subscribe the child
+ *    at once, PNOTIFY_CALL_FORK to subscribe it and also run fork() in the
+ *    child, PNOTIFY_SKIP to leave the child unsubscribed, < 0 to fail the
+ *    fork: the child is then killed before it runs any user code.  A child
+ *    subscribed here is followed from the instant it exists; exit() balances
+ *    it whatever fork() returns later.
+ *  - fork(child, sub, parent_data): without inherit(), the only fork step,
+ *    run in the child: 0 keeps the child subscribed, PNOTIFY_SKIP (or any
+ *    value > 0) drops the subscription, < 0 fails (the child is killed with
+ *    SIGKILL before it runs user code; for a thread, that takes down its
+ *    whole thread group).  parent_data stays valid for the whole call, even
+ *    when the parent exits or is unsubscribed meanwhile: the parent's exit
+ *    callback waits for its pending children.  After PNOTIFY_CALL_FORK the
+ *    child is subscribed already; > 0 or < 0 then ends that subscription.
  *  - exec(task, sub): runs in the task after exec has committed, before the
  *    new image runs.
  *  - exit(task, sub): runs exactly once for every subscription that was
@@ -40,20 +55,32 @@
 
 #include <linux/list.h>
 #include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include <linux/atomic.h>
 #include <linux/wait.h>
 
 #define PNOTIFY_NAME_MAX 32
+/* The largest per-subscription data pnotify prepares for inherit(). */
+#define PNOTIFY_DATA_MAX 512
+
+/* inherit() and fork() results besides 0 and -errno. */
+#define PNOTIFY_SKIP 1
+#define PNOTIFY_CALL_FORK 2
 
 struct task_struct;
 struct module;
 struct pnotify_subscriber;
+struct pn_task;
 
 struct pnotify_events {
 	struct module *module;
 	const char *name;
 	void *data;
+	size_t data_size;	/* bytes of sub->data pnotify provides, or 0 */
 	int (*init)(struct task_struct *task, struct pnotify_subscriber *sub);
+	int (*inherit)(struct task_struct *child,
+		       struct pnotify_subscriber *sub,
+		       struct pnotify_subscriber *parent);
 	int (*fork)(struct task_struct *task, struct pnotify_subscriber *sub,
 		    void *parent_data);
 	void (*exit)(struct task_struct *task, struct pnotify_subscriber *sub);
@@ -62,7 +89,7 @@ struct pnotify_events {
 	/* Private to pnotify. */
 	struct list_head list;
 	struct list_head subs;
-	spinlock_t subs_lock;
+	raw_spinlock_t subs_lock;
 	bool dying;
 	atomic_t nr_subs;
 	wait_queue_head_t drained;
@@ -75,16 +102,30 @@ struct pnotify_subscriber {
 
 	/* Private to pnotify. */
 	struct task_struct *task;
+	struct pn_task *entry;		/* the task's entry, while linked */
 	struct list_head task_link;
 	struct list_head events_link;
+	struct list_head fork_link;	/* on the child's pending forks */
+	struct pnotify_subscriber *fork_parent;
+	struct list_head calls;		/* pnotify_call()s queued */
 	refcount_t ref;
+	unsigned long long room[];	/* data_size bytes, when nonzero */
 };
 
 int pnotify_register(struct pnotify_events *events);
 void pnotify_unregister(struct pnotify_events *events);
 
+/*
+ * Subscribes @task with sub->data = @data.  For a subscriber with data_size,
+ * @data must be NULL: use pnotify_prepare() to fill sub->data first, then
+ * pnotify_establish(); pnotify_discard() frees what was never established.
+ */
 int pnotify_subscribe(struct task_struct *task, struct pnotify_events *events,
 		      void *data);
+struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
+					   struct pnotify_events *events);
+int pnotify_establish(struct pnotify_subscriber *sub);
+void pnotify_discard(struct pnotify_subscriber *sub);
 int pnotify_unsubscribe(struct task_struct *task,
 			struct pnotify_events *events);
 
@@ -102,7 +143,10 @@ void pnotify_put_subscriber(struct pnotify_subscriber *sub);
  * change its own credentials, before the task next returns to user space (a
  * restartable sleep is interrupted for it).  @task must be subscribed to
  * @events; @fn is not called if the task exits or @events unregisters first.
- * Returns 0, -ENOENT (not subscribed), -ESRCH (exiting) or -ENOMEM.
+ * Returns 0, -ENOENT (not subscribed), -ESRCH (exiting) or -ENOMEM.  A call
+ * still queued when its subscription ends is dropped, so that neither
+ * unsubscribing nor unregistering waits for a task that does not run (one
+ * stopped by SIGSTOP, say).
  */
 typedef void (*pnotify_call_fn)(struct task_struct *task,
 				struct pnotify_subscriber *sub);

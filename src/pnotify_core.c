@@ -3,15 +3,25 @@
  * pnotify core: which tasks are followed, by whom, and the dispatch of
  * subscriber callbacks.
  *
- * Followed tasks have an entry in a hash table keyed by task pointer; a task
- * that no subscriber follows has none, and costs one RCU lookup per fork and
- * exit.  The hooks (atomic context) only look up entries, snapshot a parent's
- * subscriptions and queue task works; every callback runs from those works,
- * in the task's own context, where sleeping is legal:
+ * Followed tasks have an entry in a fixed hash table keyed by task pointer;
+ * a task that no subscriber follows has none, and costs one RCU lookup per
+ * fork, exec and exit.  The hooks run in atomic context, on PREEMPT_RT too:
+ * they take only raw spinlocks and bit locks and never allocate.  What a
+ * fork needs is prepared beforehand: every entry holds a *kit*, the entry
+ * its next child will get, with one subscription block per subscription
+ * the child may inherit.  The fork hook consumes the kit; the parent's
+ * prep work makes a new one before the parent returns to user space, and
+ * the child's prep work makes the child's, before its first user
+ * instruction.  A task forks at most once per return to user space, so a
+ * kit is always ready when it is needed.
  *
- *  fork  the child's work runs before its first return to user space;
- *  exec  the work runs before the new image's first instruction;
- *  exit  the work runs in exit_task_work(), before the task is a zombie.
+ * Callbacks other than inherit run from task works, in the task's own
+ * context, where sleeping is legal:
+ *
+ *  prep  fork callbacks and the next kit: before the task's next return to
+ *        user space (a child's first);
+ *  exec  before the new image's first instruction;
+ *  exit  in exit_task_work(), before the task is a zombie.
  *
  * A subscription (struct pnotify_subscriber) is reference counted: one
  * reference while it is linked to its task, one per child whose fork
@@ -19,12 +29,15 @@
  * runs when the last reference goes, so that parent_data outlives the
  * children's fork callbacks and exit is always the last callback.
  *
- * Locks: entry->lock, then events->subs_lock.  Both are spinlocks, taken by
- * the hooks too.
+ * Locks: entry->lock, then events->subs_lock, then a table bucket's bit
+ * lock, then pn_calls_lock; all raw.  A subscriber's inherit() runs under
+ * the parent's entry->lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/rhashtable.h>
+#include <linux/hash.h>
+#include <linux/list_bl.h>
+#include <linux/rculist_bl.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -35,47 +48,45 @@
 #include "wrapper/sched.h"
 #include "wrapper/task_work.h"
 
+/* 16384 buckets: a chain stays short with tens of thousands followed. */
+#define PN_TABLE_BITS 14
+
 enum pn_task_flag {
 	PN_DEAD,		/* out of the table, takes no new subscription */
 	PN_EXIT_QUEUED,		/* the exit work is queued or running */
 	PN_EXEC_QUEUED,
+	PN_PREP_QUEUED,
 };
 
-struct pn_fork;
-
-/* A followed task. */
+/* A followed task; before it has one, a kit for some task's next child. */
 struct pn_task {
-	struct rhash_head node;
+	struct hlist_bl_node node;
 	struct task_struct *task;
-	spinlock_t lock;
+	raw_spinlock_t lock;
 	struct list_head subs;
 	unsigned int nr_subs;
+	struct list_head forks;		/* subscriptions awaiting fork() */
 	unsigned long flags;
-	struct pn_fork *fork_pending;
+	struct pn_task *kit;		/* the next child's entry */
 	refcount_t ref;			/* table + queued works */
+	struct callback_head prep_work;
 	struct callback_head exec_work;
 	struct callback_head exit_work;
 	struct rcu_head rcu;
+	/* As a kit: blocks of room bytes of data each, taken from the end. */
+	size_t room;
+	unsigned int nr_prepared;
+	struct pnotify_subscriber *prepared[];
 };
 
-/* A child's inheritance, recorded by the fork hook, run by its task work. */
-struct pn_fork {
-	struct callback_head work;
-	struct pn_task *child;		/* NULL: no entry could be made */
-	unsigned int nr;
-	struct pnotify_subscriber *parent_subs[];
-};
-
-static const struct rhashtable_params pn_table_params = {
-	.key_len = sizeof(struct task_struct *),
-	.key_offset = offsetof(struct pn_task, task),
-	.head_offset = offsetof(struct pn_task, node),
-	.automatic_shrinking = true,
-};
-
-static struct rhashtable pn_table;
+static struct hlist_bl_head *pn_table;
 static LIST_HEAD(pn_events_list);
 static DEFINE_MUTEX(pn_register_mutex);
+/* What a kit must hold: one block per subscriber, of the largest data. */
+static unsigned int pn_nr_events;
+static size_t pn_room;
+/* Orders queued pnotify_call()s against the end of their subscription. */
+static DEFINE_RAW_SPINLOCK(pn_calls_lock);
 /* Woken when works in flight or a subscriber's subscriptions drain. */
 static DECLARE_WAIT_QUEUE_HEAD(pn_drain_wq);
 
@@ -86,30 +97,106 @@ static struct {
 	atomic_long_t fork_failures;
 } pn_stats;
 
-/* ---- entries ---------------------------------------------------------- */
+/* ---- entries and kits --------------------------------------------------- */
 
-static struct pn_task *pn_task_alloc(struct task_struct *task, gfp_t gfp)
+static void pn_entry_free(struct pn_task *e)
 {
-	struct pn_task *e = kzalloc(sizeof(*e), gfp);
+	unsigned int i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->nr_prepared; i++)
+		kfree(e->prepared[i]);
+	kfree(e);
+}
+
+/* An entry bound to no task, with @nr blocks of @room bytes each. */
+static struct pn_task *pn_entry_alloc(unsigned int nr, size_t room)
+{
+	struct pn_task *e = kzalloc(struct_size(e, prepared, nr), GFP_KERNEL);
 
 	if (!e)
 		return NULL;
-	get_task_struct(task);
-	e->task = task;
-	spin_lock_init(&e->lock);
+	raw_spin_lock_init(&e->lock);
 	INIT_LIST_HEAD(&e->subs);
+	INIT_LIST_HEAD(&e->forks);
 	refcount_set(&e->ref, 1);
-	atomic_long_inc(&pn_stats.tasks);
+	e->room = room;
+	for (; e->nr_prepared < nr; e->nr_prepared++) {
+		e->prepared[e->nr_prepared] =
+			kzalloc(struct_size(e->prepared[0], room,
+					    DIV_ROUND_UP(room, 8)), GFP_KERNEL);
+		if (!e->prepared[e->nr_prepared]) {
+			pn_entry_free(e);
+			return NULL;
+		}
+	}
 	return e;
 }
 
-static void pn_task_put(struct pn_task *e)
+/* Any context: the task reference goes in an RCU callback. */
+static void pn_entry_bind(struct pn_task *e, struct task_struct *task)
 {
-	if (!refcount_dec_and_test(&e->ref))
-		return;
+	get_task_struct(task);
+	e->task = task;
+	atomic_long_inc(&pn_stats.tasks);
+}
+
+static void pn_task_free_rcu(struct rcu_head *rcu)
+{
+	struct pn_task *e = container_of(rcu, struct pn_task, rcu);
+
 	put_task_struct(e->task);
 	atomic_long_dec(&pn_stats.tasks);
-	kfree_rcu(e, rcu);
+	pn_entry_free(e);
+}
+
+/* Any context, the hooks included. */
+static void pn_task_put(struct pn_task *e)
+{
+	if (refcount_dec_and_test(&e->ref))
+		call_rcu(&e->rcu, pn_task_free_rcu);
+}
+
+static bool pn_kit_fits(const struct pn_task *kit, unsigned int nr,
+			size_t room)
+{
+	return kit && kit->nr_prepared >= nr && kit->room >= room;
+}
+
+/* How many blocks, how large, @e's next child may need; e->lock held. */
+static void pn_task_needs(struct pn_task *e, unsigned int *nr, size_t *room)
+{
+	struct pnotify_subscriber *sub;
+
+	*nr = e->nr_subs;
+	*room = 0;
+	list_for_each_entry(sub, &e->subs, task_link)
+		*room = max(*room, sub->events->data_size);
+}
+
+/* A kit for any set of subscriptions of the subscribers registered now. */
+static struct pn_task *pn_kit_alloc(unsigned int nr, size_t room)
+{
+	return pn_entry_alloc(max(nr, READ_ONCE(pn_nr_events)),
+			      max(room, READ_ONCE(pn_room)));
+}
+
+static struct hlist_bl_head *pn_bucket(const struct task_struct *task)
+{
+	return &pn_table[hash_ptr(task, PN_TABLE_BITS)];
+}
+
+/* @task's entry, maybe dead; under RCU or with preemption disabled. */
+static struct pn_task *pn_task_lookup(struct task_struct *task)
+{
+	struct hlist_bl_node *pos;
+	struct pn_task *e;
+
+	hlist_bl_for_each_entry_rcu(e, pos, pn_bucket(task), node)
+		if (e->task == task)
+			return e;
+	return NULL;
 }
 
 /* @task's entry, locked (maybe dead), or NULL.  Any context. */
@@ -118,61 +205,106 @@ static struct pn_task *pn_task_lock(struct task_struct *task)
 	struct pn_task *e;
 
 	rcu_read_lock();
-	e = rhashtable_lookup(&pn_table, &task, pn_table_params);
+	e = pn_task_lookup(task);
 	if (e)
-		spin_lock(&e->lock);
+		raw_spin_lock(&e->lock);
 	rcu_read_unlock();
 	return e;
 }
 
 /*
- * Returns @task's entry, locked, inserting @new if there is none; frees @new
- * if it was not used.  May run in atomic context.
+ * Returns the live entry of new->task, locked, inserting @new if there is
+ * none.  An entry leaves the table in the same section of its lock that
+ * marks it dead, so a live one found under the bucket lock stays.
  */
 static struct pn_task *pn_task_get_or_insert(struct pn_task *new)
 {
+	struct hlist_bl_head *head = pn_bucket(new->task);
 	struct pn_task *e;
+	bool live;
 
 	for (;;) {
-		rcu_read_lock();
-		e = rhashtable_lookup_get_insert_fast(&pn_table, &new->node,
-						      pn_table_params);
-		if (IS_ERR(e)) {
-			rcu_read_unlock();
-			pn_task_put(new);
+		e = pn_task_lock(new->task);
+		if (e && !test_bit(PN_DEAD, &e->flags))
 			return e;
-		}
-		if (!e)
-			e = new;
-		spin_lock(&e->lock);
-		rcu_read_unlock();
-		/* Entries leave the table under their lock: this one is gone. */
-		if (!test_bit(PN_DEAD, &e->flags))
-			break;
-		spin_unlock(&e->lock);
+		if (e)
+			raw_spin_unlock(&e->lock);
+		raw_spin_lock(&new->lock);
+		hlist_bl_lock(head);
+		e = pn_task_lookup(new->task);
+		live = e && !test_bit(PN_DEAD, &e->flags);
+		if (!live)
+			hlist_bl_add_head_rcu(&new->node, head);
+		hlist_bl_unlock(head);
+		if (!live)
+			return new;
+		raw_spin_unlock(&new->lock);
 	}
-	if (e != new)
-		pn_task_put(new);
-	return e;
 }
 
-/* Takes @e out of the table; the caller holds e->lock and drops the ref. */
-static void pn_task_unhash(struct pn_task *e)
+/*
+ * Takes @e (locked) out of the table; returns its kit, which the caller
+ * frees once unlocked, before dropping the table's reference.
+ */
+static struct pn_task *pn_task_unhash(struct pn_task *e)
 {
+	struct hlist_bl_head *head = pn_bucket(e->task);
+	struct pn_task *kit = e->kit;
+
 	set_bit(PN_DEAD, &e->flags);
-	rhashtable_remove_fast(&pn_table, &e->node, pn_table_params);
+	hlist_bl_lock(head);
+	hlist_bl_del_rcu(&e->node);
+	hlist_bl_unlock(head);
+	e->kit = NULL;
+	return kit;
 }
 
 /* An entry that follows nothing and has no fork pending leaves the table. */
-static bool pn_task_unhash_if_idle(struct pn_task *e)
+static bool pn_task_unhash_if_idle(struct pn_task *e, struct pn_task **kit)
 {
-	if (e->nr_subs || e->fork_pending || test_bit(PN_DEAD, &e->flags))
+	if (e->nr_subs || !list_empty(&e->forks) ||
+	    test_bit(PN_DEAD, &e->flags))
 		return false;
-	pn_task_unhash(e);
+	*kit = pn_task_unhash(e);
 	return true;
 }
 
-/* ---- task works ------------------------------------------------------- */
+/* Drops the table's reference of an entry taken out by the caller. */
+static void pn_task_retire(struct pn_task *e, struct pn_task *kit)
+{
+	pn_entry_free(kit);
+	pn_task_put(e);
+}
+
+/* Gives @e a kit that fits its subscriptions.  Sleeps. */
+static void pn_task_refill(struct pn_task *e)
+{
+	struct pn_task *kit = NULL;
+	unsigned int nr;
+	size_t room;
+
+	for (;;) {
+		raw_spin_lock(&e->lock);
+		pn_task_needs(e, &nr, &room);
+		if (test_bit(PN_DEAD, &e->flags) ||
+		    pn_kit_fits(e->kit, nr, room))
+			break;
+		if (pn_kit_fits(kit, nr, room)) {
+			swap(e->kit, kit);
+			break;
+		}
+		raw_spin_unlock(&e->lock);
+		pn_entry_free(kit);
+		kit = pn_kit_alloc(nr, room);
+		/* Without memory, this task's next fork fails. */
+		if (!kit)
+			return;
+	}
+	raw_spin_unlock(&e->lock);
+	pn_entry_free(kit);
+}
+
+/* ---- task works --------------------------------------------------------- */
 
 static int pn_queue_work(struct task_struct *task, struct callback_head *work,
 			 task_work_func_t func, int notify)
@@ -199,31 +331,105 @@ static void pn_work_done(void)
 	rcu_read_unlock();
 }
 
-/* ---- subscriptions ---------------------------------------------------- */
-
-static struct pnotify_subscriber *pn_sub_alloc(struct task_struct *task,
-					       struct pnotify_events *events)
+/*
+ * Claims @flag on @task's live entry and references it for the work the
+ * caller then queues; NULL when the task is not followed, has nothing to
+ * dispatch, or the work is queued already.  Atomic context.
+ */
+static struct pn_task *pn_task_claim(struct task_struct *task, int flag,
+				     bool need_subs)
 {
-	struct pnotify_subscriber *sub = kzalloc(sizeof(*sub), GFP_KERNEL);
+	struct pn_task *e = pn_task_lock(task);
+	bool claimed;
 
-	if (!sub)
+	if (likely(!e))
 		return NULL;
+	claimed = !test_bit(PN_DEAD, &e->flags) && (!need_subs || e->nr_subs) &&
+		  !test_and_set_bit(flag, &e->flags);
+	if (claimed)
+		refcount_inc(&e->ref);
+	raw_spin_unlock(&e->lock);
+	return claimed ? e : NULL;
+}
+
+static void pn_prep_work(struct callback_head *work);
+
+/* Queues @e's prep work on its task (current, or a child not yet run). */
+static void pn_task_queue_prep(struct pn_task *e)
+{
+	if (test_and_set_bit(PN_PREP_QUEUED, &e->flags))
+		return;
+	refcount_inc(&e->ref);
+	/* A task that is forking, or not yet run, has task works enabled. */
+	if (WARN_ON_ONCE(pn_queue_work(e->task, &e->prep_work, pn_prep_work,
+				       PN_TWA_RESUME))) {
+		clear_bit(PN_PREP_QUEUED, &e->flags);
+		pn_task_put(e);
+	}
+}
+
+/* ---- subscriptions ------------------------------------------------------ */
+
+/* Readies a zeroed block for @task; takes no reference yet. */
+static void pn_sub_init(struct pnotify_subscriber *sub,
+			struct task_struct *task,
+			struct pnotify_events *events)
+{
 	sub->events = events;
-	get_task_struct(task);
+	sub->data = events->data_size ? sub->room : NULL;
 	sub->task = task;
 	INIT_LIST_HEAD(&sub->task_link);
 	INIT_LIST_HEAD(&sub->events_link);
+	INIT_LIST_HEAD(&sub->fork_link);
+	INIT_LIST_HEAD(&sub->calls);
 	refcount_set(&sub->ref, 1);
-	atomic_inc(&events->nr_subs);
+}
+
+/* The references a subscription holds until freed.  Any context. */
+static void pn_sub_hold(struct pnotify_subscriber *sub)
+{
+	get_task_struct(sub->task);
+	atomic_inc(&sub->events->nr_subs);
+}
+
+struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
+					   struct pnotify_events *events)
+{
+	struct pnotify_subscriber *sub;
+
+	might_sleep();
+	sub = kzalloc(struct_size(sub, room, DIV_ROUND_UP(events->data_size, 8)),
+		      GFP_KERNEL);
+	if (!sub)
+		return ERR_PTR(-ENOMEM);
+	pn_sub_init(sub, task, events);
+	pn_sub_hold(sub);
 	return sub;
 }
+EXPORT_SYMBOL_GPL(pnotify_prepare);
+
+/* A queued pnotify_call(). */
+struct pn_call {
+	struct callback_head work;
+	struct list_head link;		/* on sub->calls, under pn_calls_lock */
+	struct pnotify_subscriber *sub;	/* NULL once the subscription ended */
+	pnotify_call_fn fn;
+};
 
 /* Frees a subscription; exit_cb says whether it was ever established. */
 static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb)
 {
 	struct pnotify_events *events = sub->events;
+	struct pn_call *call, *next;
 
 	might_sleep();
+	/* Queued calls are dropped: their works free themselves. */
+	raw_spin_lock(&pn_calls_lock);
+	list_for_each_entry_safe(call, next, &sub->calls, link) {
+		call->sub = NULL;
+		list_del_init(&call->link);
+	}
+	raw_spin_unlock(&pn_calls_lock);
 	if (exit_cb) {
 		events->exit(sub->task, sub);
 		atomic_long_inc(&events->nr_exit);
@@ -234,6 +440,12 @@ static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb)
 	if (atomic_dec_and_test(&events->nr_subs))
 		wake_up_all(&pn_drain_wq);
 }
+
+void pnotify_discard(struct pnotify_subscriber *sub)
+{
+	pn_sub_free(sub, false);
+}
+EXPORT_SYMBOL_GPL(pnotify_discard);
 
 static void pn_sub_put(struct pnotify_subscriber *sub)
 {
@@ -254,15 +466,26 @@ static struct pnotify_subscriber *pn_task_find_sub(struct pn_task *e,
 	return NULL;
 }
 
+/* Links @sub to @e (locked) and to its subscriber. */
+static void pn_sub_add(struct pn_task *e, struct pnotify_subscriber *sub)
+{
+	raw_spin_lock(&sub->events->subs_lock);
+	list_add_tail(&sub->events_link, &sub->events->subs);
+	raw_spin_unlock(&sub->events->subs_lock);
+	list_add_tail(&sub->task_link, &e->subs);
+	sub->entry = e;
+	e->nr_subs++;
+}
+
 /*
- * Links @sub to its task's entry @e (locked).  The store-buffer pairing with
- * pn_core_exit(): either the exit hook finds this entry, or we see
- * PF_EXITING here and refuse a task whose exit work will not come.
+ * Links @sub to its task's entry @e (locked), from process context.  The
+ * store-buffer pairing with pn_core_exit(): either the exit hook finds this
+ * entry, or we see PF_EXITING here and refuse a task whose exit work will
+ * not come.
  */
 static int pn_sub_link(struct pn_task *e, struct pnotify_subscriber *sub)
 {
 	struct pnotify_events *events = sub->events;
-	int err = 0;
 
 	/* Orders our table insert before the PF_EXITING read. */
 	smp_mb();
@@ -272,127 +495,260 @@ static int pn_sub_link(struct pn_task *e, struct pnotify_subscriber *sub)
 		return -ESRCH;
 	if (pn_task_find_sub(e, events, NULL))
 		return -EEXIST;
-	spin_lock(&events->subs_lock);
-	if (events->dying) {
-		err = -ENOENT;
-	} else {
-		list_add_tail(&sub->events_link, &events->subs);
-		list_add_tail(&sub->task_link, &e->subs);
-		e->nr_subs++;
-	}
-	spin_unlock(&events->subs_lock);
-	return err;
+	/* Read under the entry lock, which unregister's end loop takes. */
+	if (READ_ONCE(events->dying))
+		return -ENOENT;
+	pn_sub_add(e, sub);
+	return 0;
 }
 
 /* Unlinks @sub from @e (locked); the caller then drops the link's ref. */
 static void pn_sub_unlink(struct pn_task *e, struct pnotify_subscriber *sub)
 {
-	spin_lock(&sub->events->subs_lock);
+	raw_spin_lock(&sub->events->subs_lock);
 	list_del_init(&sub->events_link);
-	spin_unlock(&sub->events->subs_lock);
+	raw_spin_unlock(&sub->events->subs_lock);
 	list_del_init(&sub->task_link);
 	e->nr_subs--;
 }
 
-/* Establishes @sub on @task, making an entry for it if needed. */
+/*
+ * Ends @sub if it is still linked to @e; the caller holds references on
+ * both.  Returns whether it ended it.
+ */
+static bool pn_sub_end(struct pn_task *e, struct pnotify_subscriber *sub)
+{
+	struct pn_task *kit = NULL;
+	bool linked, unhashed = false;
+
+	raw_spin_lock(&e->lock);
+	linked = !list_empty(&sub->task_link);
+	if (linked) {
+		pn_sub_unlink(e, sub);
+		unhashed = pn_task_unhash_if_idle(e, &kit);
+	}
+	raw_spin_unlock(&e->lock);
+	if (unhashed)
+		pn_task_retire(e, kit);
+	if (linked)
+		pn_sub_put(sub);
+	return linked;
+}
+
+/*
+ * Establishes @sub on @task, making an entry for it if needed, with a kit
+ * that fits the new subscription before it is visible: a fork right after
+ * inherits it.
+ */
 static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub)
 {
-	struct pn_task *new, *e;
-	bool unhashed;
+	size_t room = sub->events->data_size;
+	struct pn_task *new, *kit, *e, *old = NULL;
+	bool unhashed = false;
+	unsigned int nr;
+	size_t need;
 	int err;
 
-	new = pn_task_alloc(task, GFP_KERNEL);
-	if (!new)
+	new = pn_entry_alloc(0, 0);
+	kit = pn_kit_alloc(1, room);
+	if (!new || !kit) {
+		pn_entry_free(new);
+		pn_entry_free(kit);
 		return -ENOMEM;
+	}
+	pn_entry_bind(new, task);
 	e = pn_task_get_or_insert(new);
-	if (IS_ERR(e))
-		return PTR_ERR(e);
+	pn_task_needs(e, &nr, &need);
+	if (!pn_kit_fits(e->kit, nr + 1, max(need, room)))
+		swap(e->kit, kit);
 	err = pn_sub_link(e, sub);
-	unhashed = err && pn_task_unhash_if_idle(e);
-	spin_unlock(&e->lock);
+	if (err)
+		unhashed = pn_task_unhash_if_idle(e, &old);
+	raw_spin_unlock(&e->lock);
 	if (unhashed)
-		pn_task_put(e);
+		pn_task_retire(e, old);
+	if (e != new)
+		pn_task_put(new);
+	pn_entry_free(kit);
 	return err;
 }
 
-/* ---- fork ------------------------------------------------------------- */
+int pnotify_establish(struct pnotify_subscriber *sub)
+{
+	might_sleep();
+	if (!pn_task_is_user(sub->task))
+		return -EINVAL;
+	return pn_attach(sub->task, sub);
+}
+EXPORT_SYMBOL_GPL(pnotify_establish);
 
-/* Kill a child that must not run user code: it has not run yet. */
-static void pn_fork_kill(struct task_struct *child)
+/* ---- fork --------------------------------------------------------------- */
+
+/*
+ * Kills a child that must not run user code.  The fork hook holds the
+ * parent's siglock, which a thread child shares, and the child cannot be
+ * found by pid yet: its pending set is ours to touch, and a signal sent the
+ * usual way would take that siglock again.
+ */
+static void pn_fork_doom(struct task_struct *child)
 {
 	atomic_long_inc(&pn_stats.fork_failures);
-	send_sig_info(SIGKILL, SEND_SIG_PRIV, child);
+	sigaddset(&child->pending.signal, SIGKILL);
+	set_tsk_thread_flag(child, TIF_SIGPENDING);
 }
 
-static void pn_fork_work(struct callback_head *work);
+/*
+ * Gives the child @ce a subscription for @psub's subscriber, from a block of
+ * the parent's @kit.  Returns < 0 when the fork must fail.
+ */
+static int pn_fork_inherit(struct pn_task *ce, struct pn_task *kit,
+			   struct pnotify_subscriber *psub)
+{
+	struct pnotify_events *events = psub->events;
+	struct pnotify_subscriber *sub;
+	int ret = 0;
 
+	/* Unregister waits for an RCU grace period after setting dying. */
+	if (READ_ONCE(events->dying))
+		return 0;
+	/* Subscribed already, by a walk of all threads that saw it early. */
+	if (ce != kit && pn_task_find_sub(ce, events, NULL))
+		return 0;
+	if (!kit->nr_prepared || events->data_size > kit->room)
+		return -ENOMEM;
+	sub = kit->prepared[kit->nr_prepared - 1];
+	pn_sub_init(sub, ce->task, events);
+	if (events->inherit) {
+		ret = events->inherit(ce->task, sub, psub);
+		if (ret < 0)
+			atomic_long_inc(&events->nr_failed);
+		if (ret < 0 || ret == PNOTIFY_SKIP) {
+			/* The block stays in the kit, zeroed again. */
+			memset(sub, 0, struct_size(sub, room,
+						   DIV_ROUND_UP(kit->room, 8)));
+			return ret < 0 ? ret : 0;
+		}
+		pn_sub_add(ce, sub);
+	}
+	kit->prepared[--kit->nr_prepared] = NULL;
+	pn_sub_hold(sub);
+	if (!events->inherit || (ret == PNOTIFY_CALL_FORK && events->fork)) {
+		refcount_inc(&psub->ref);
+		sub->fork_parent = psub;
+		list_add_tail(&sub->fork_link, &ce->forks);
+	}
+	return 0;
+}
+
+/*
+ * The child's entry, locked: the @kit bound to it, entered in the table,
+ * or the entry a walk of all threads (attach, init) gave the child between
+ * its joining its thread group and this hook.
+ */
+static struct pn_task *pn_fork_entry(struct pn_task *kit)
+{
+	struct hlist_bl_head *head = pn_bucket(kit->task);
+	struct pn_task *e;
+
+	for (;;) {
+		raw_spin_lock_nested(&kit->lock, SINGLE_DEPTH_NESTING);
+		hlist_bl_lock(head);
+		e = pn_task_lookup(kit->task);
+		if (e && test_bit(PN_DEAD, &e->flags))
+			e = NULL;
+		if (!e)
+			hlist_bl_add_head_rcu(&kit->node, head);
+		hlist_bl_unlock(head);
+		if (!e)
+			return kit;
+		raw_spin_unlock(&kit->lock);
+		/* RCU keeps it: the hook runs with preemption disabled. */
+		raw_spin_lock_nested(&e->lock, SINGLE_DEPTH_NESTING);
+		if (!test_bit(PN_DEAD, &e->flags))
+			return e;
+		raw_spin_unlock(&e->lock);
+	}
+}
+
+/*
+ * The fork hook: the child is complete and about to be made findable by
+ * pid; @parent is the forking task, current.  Atomic, see pn_hook_fork().
+ */
 void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 {
-	struct pn_task *pe, *ce, *new;
-	struct pnotify_subscriber *sub;
-	struct pn_fork *rec;
+	struct pnotify_subscriber *psub;
+	struct pn_task *pe, *ce, *kit;
+	bool failed = false;
 
 	pe = pn_task_lock(parent);
 	if (likely(!pe))
 		return;
 	if (test_bit(PN_DEAD, &pe->flags) || !pe->nr_subs ||
 	    !pn_task_is_user(child)) {
-		spin_unlock(&pe->lock);
+		raw_spin_unlock(&pe->lock);
 		return;
 	}
-	rec = kmalloc(struct_size(rec, parent_subs, pe->nr_subs),
-		      GFP_NOWAIT | __GFP_NOWARN);
-	if (!rec) {
-		spin_unlock(&pe->lock);
-		pn_fork_kill(child);
-		return;
-	}
-	rec->nr = 0;
-	list_for_each_entry(sub, &pe->subs, task_link) {
-		refcount_inc(&sub->ref);
-		rec->parent_subs[rec->nr++] = sub;
-	}
-	spin_unlock(&pe->lock);
 	atomic_long_inc(&pn_stats.forks_followed);
-
-	/* From here on the child's work releases rec, even on failure. */
-	rec->child = NULL;
-	new = pn_task_alloc(child, GFP_NOWAIT | __GFP_NOWARN);
-	ce = new ? pn_task_get_or_insert(new) : NULL;
-	if (!IS_ERR_OR_NULL(ce)) {
-		refcount_inc(&ce->ref);
-		ce->fork_pending = rec;
-		rec->child = ce;
-		spin_unlock(&ce->lock);
+	kit = pe->kit;
+	if (!pn_kit_fits(kit, pe->nr_subs, 0)) {
+		/* The last refill found no memory: fail, and try again. */
+		raw_spin_unlock(&pe->lock);
+		pn_fork_doom(child);
+		pn_task_queue_prep(pe);
+		return;
 	}
-	/* A task that has not run yet has task works enabled. */
-	WARN_ON_ONCE(pn_queue_work(child, &rec->work, pn_fork_work,
-				   PN_TWA_RESUME));
+	pn_entry_bind(kit, child);
+	ce = pn_fork_entry(kit);
+	if (ce == kit) {
+		pe->kit = NULL;
+	} else {
+		/* The kit stays the parent's, short of the blocks used. */
+		atomic_long_dec(&pn_stats.tasks);
+		put_task_struct(child);
+		kit->task = NULL;
+	}
+	list_for_each_entry(psub, &pe->subs, task_link)
+		if (pn_fork_inherit(ce, kit, psub) < 0)
+			failed = true;
+	raw_spin_unlock(&ce->lock);
+	raw_spin_unlock(&pe->lock);
+	/* The child's prep work also lets go of an entry left idle. */
+	pn_task_queue_prep(ce);
+	pn_task_queue_prep(pe);
+	if (failed)
+		pn_fork_doom(child);
 }
 
-/* Runs one inherited subscription's fork callback for the child @e. */
-static int pn_inherit(struct pn_task *e, struct pnotify_subscriber *psub)
+/*
+ * Runs the fork callback of @sub, taken from the child @e's pending forks:
+ * a subscription to establish (no inherit) or one that inherit() asked for
+ * (linked already, referenced by the caller).  Returns < 0 to fail.
+ */
+static int pn_fork_one(struct pn_task *e, struct pnotify_subscriber *sub,
+		       struct pnotify_subscriber *parent, bool linked)
 {
-	struct pnotify_events *events = psub->events;
-	struct pnotify_subscriber *sub;
-	int ret;
+	struct pnotify_events *events = sub->events;
+	int ret = PNOTIFY_SKIP;
 
-	if (READ_ONCE(events->dying))
-		return 0;
-	sub = pn_sub_alloc(e->task, events);
-	if (!sub)
-		return -ENOMEM;
-	ret = events->fork(e->task, sub, psub->data);
-	atomic_long_inc(&events->nr_fork);
-	if (ret) {
+	if (!READ_ONCE(events->dying)) {
+		ret = events->fork(e->task, sub, parent->data);
+		atomic_long_inc(&events->nr_fork);
 		if (ret < 0)
 			atomic_long_inc(&events->nr_failed);
-		pn_sub_free(sub, false);
-		return ret < 0 ? ret : 0;
 	}
-	spin_lock(&e->lock);
+	if (linked) {
+		if (ret)
+			pn_sub_end(e, sub);
+		pn_sub_put(sub);
+		return ret;
+	}
+	if (ret) {
+		pn_sub_free(sub, false);
+		return ret;
+	}
+	raw_spin_lock(&e->lock);
 	ret = pn_sub_link(e, sub);
-	spin_unlock(&e->lock);
+	raw_spin_unlock(&e->lock);
 	/* Established by fork but not linkable (unregistering): end it now. */
 	if (ret)
 		pn_sub_free(sub, true);
@@ -400,60 +756,64 @@ static int pn_inherit(struct pn_task *e, struct pnotify_subscriber *psub)
 }
 
 /*
- * Runs the fork callbacks of a child, once: from its fork work, or from its
- * exit work when it exits before the fork work ran (task works run LIFO).
+ * Runs the pending fork callbacks of the child @e, in the child: from its
+ * prep work, or from its exit work when it exits first.
  */
-static void pn_run_fork(struct pn_fork *rec)
+static void pn_run_forks(struct pn_task *e)
 {
-	struct pn_task *e = rec->child;
-	int cookie, err = e ? 0 : -ENOMEM;
-	unsigned int i;
+	struct pnotify_subscriber *sub, *parent;
+	bool failed = false, linked;
+	int cookie;
 
-	if (e) {
-		spin_lock(&e->lock);
-		if (e->fork_pending != rec) {
-			spin_unlock(&e->lock);
-			return;
-		}
-		spin_unlock(&e->lock);
-	}
 	cookie = pn_read_lock();
-	for (i = 0; i < rec->nr; i++) {
-		if (!err)
-			err = pn_inherit(e, rec->parent_subs[i]);
-		pn_sub_put(rec->parent_subs[i]);
+	for (;;) {
+		raw_spin_lock(&e->lock);
+		sub = list_first_entry_or_null(&e->forks,
+					       struct pnotify_subscriber,
+					       fork_link);
+		if (sub) {
+			list_del_init(&sub->fork_link);
+			linked = !list_empty(&sub->task_link);
+			if (linked)
+				refcount_inc(&sub->ref);
+		}
+		raw_spin_unlock(&e->lock);
+		if (!sub)
+			break;
+		parent = sub->fork_parent;
+		sub->fork_parent = NULL;
+		if (pn_fork_one(e, sub, parent, linked) < 0)
+			failed = true;
+		pn_sub_put(parent);
 	}
 	pn_read_unlock(cookie);
-	rec->nr = 0;
-
-	if (e) {
-		bool unhashed;
-
-		spin_lock(&e->lock);
-		e->fork_pending = NULL;
-		unhashed = pn_task_unhash_if_idle(e);
-		spin_unlock(&e->lock);
-		if (unhashed)
-			pn_task_put(e);
-	}
-	if (err && !(current->flags & PF_EXITING)) {
+	if (failed && !(current->flags & PF_EXITING)) {
 		atomic_long_inc(&pn_stats.fork_failures);
 		force_sig(SIGKILL);
 	}
 }
 
-static void pn_fork_work(struct callback_head *work)
+static void pn_prep_work(struct callback_head *work)
 {
-	struct pn_fork *rec = container_of(work, struct pn_fork, work);
+	struct pn_task *e = container_of(work, struct pn_task, prep_work);
+	struct pn_task *kit = NULL;
+	bool unhashed = false;
 
-	pn_run_fork(rec);
-	if (rec->child)
-		pn_task_put(rec->child);
-	kfree(rec);
+	clear_bit(PN_PREP_QUEUED, &e->flags);
+	pn_run_forks(e);
+	raw_spin_lock(&e->lock);
+	/* Every fork callback dropped its subscription: follow nothing. */
+	unhashed = pn_task_unhash_if_idle(e, &kit);
+	raw_spin_unlock(&e->lock);
+	if (unhashed)
+		pn_task_retire(e, kit);
+	else if (!(current->flags & PF_EXITING))
+		pn_task_refill(e);
+	pn_task_put(e);
 	pn_work_done();
 }
 
-/* ---- exec ------------------------------------------------------------- */
+/* ---- exec --------------------------------------------------------------- */
 
 /* References @e's subscriptions into a new array; NULL when it has none. */
 static struct pnotify_subscriber **pn_task_snapshot(struct pn_task *e,
@@ -469,10 +829,10 @@ static struct pnotify_subscriber **pn_task_snapshot(struct pn_task *e,
 			if (!subs)
 				return NULL;
 		}
-		spin_lock(&e->lock);
+		raw_spin_lock(&e->lock);
 		if (e->nr_subs <= cap)
 			break;
-		spin_unlock(&e->lock);
+		raw_spin_unlock(&e->lock);
 		kfree(subs);
 	}
 	*nr = 0;
@@ -480,7 +840,7 @@ static struct pnotify_subscriber **pn_task_snapshot(struct pn_task *e,
 		refcount_inc(&sub->ref);
 		subs[(*nr)++] = sub;
 	}
-	spin_unlock(&e->lock);
+	raw_spin_unlock(&e->lock);
 	return subs;
 }
 
@@ -516,27 +876,6 @@ static void pn_exec_work(struct callback_head *work)
 	pn_work_done();
 }
 
-/*
- * Claims @flag on @task's live entry and references it for the work the
- * caller then queues; NULL when the task is not followed, has nothing to
- * dispatch, or the work is queued already.  Atomic context.
- */
-static struct pn_task *pn_task_claim(struct task_struct *task, int flag,
-				     bool need_subs)
-{
-	struct pn_task *e = pn_task_lock(task);
-	bool claimed;
-
-	if (likely(!e))
-		return NULL;
-	claimed = !test_bit(PN_DEAD, &e->flags) && (!need_subs || e->nr_subs) &&
-		  !test_and_set_bit(flag, &e->flags);
-	if (claimed)
-		refcount_inc(&e->ref);
-	spin_unlock(&e->lock);
-	return claimed ? e : NULL;
-}
-
 void pn_core_exec(struct task_struct *task)
 {
 	struct pn_task *e = pn_task_claim(task, PN_EXEC_QUEUED, true);
@@ -565,7 +904,7 @@ int pn_core_dispatch_exec(struct task_struct *task)
 	live = !test_bit(PN_DEAD, &e->flags);
 	if (live)
 		refcount_inc(&e->ref);
-	spin_unlock(&e->lock);
+	raw_spin_unlock(&e->lock);
 	if (!live)
 		return -ENOENT;
 	pn_dispatch_exec(e);
@@ -574,43 +913,39 @@ int pn_core_dispatch_exec(struct task_struct *task)
 }
 EXPORT_SYMBOL_NS_GPL(pn_core_dispatch_exec, PNOTIFY_INTERNAL);
 
-/* ---- exit ------------------------------------------------------------- */
+/* ---- exit --------------------------------------------------------------- */
 
 /* Ends every subscription of @e and takes it out of the table. */
 static void pn_task_end(struct pn_task *e)
 {
 	struct pnotify_subscriber *sub, *next;
+	struct pn_task *kit = NULL;
 	LIST_HEAD(ended);
 	bool unhashed = false;
 
-	spin_lock(&e->lock);
+	raw_spin_lock(&e->lock);
 	list_for_each_entry_safe(sub, next, &e->subs, task_link) {
 		pn_sub_unlink(e, sub);
 		list_add_tail(&sub->task_link, &ended);
 	}
 	if (!test_bit(PN_DEAD, &e->flags)) {
-		pn_task_unhash(e);
+		kit = pn_task_unhash(e);
 		unhashed = true;
 	}
-	spin_unlock(&e->lock);
+	raw_spin_unlock(&e->lock);
 	list_for_each_entry_safe(sub, next, &ended, task_link) {
 		list_del_init(&sub->task_link);
 		pn_sub_put(sub);
 	}
 	if (unhashed)
-		pn_task_put(e);
+		pn_task_retire(e, kit);
 }
 
 static void pn_exit_work(struct callback_head *work)
 {
 	struct pn_task *e = container_of(work, struct pn_task, exit_work);
-	struct pn_fork *rec;
 
-	spin_lock(&e->lock);
-	rec = e->fork_pending;
-	spin_unlock(&e->lock);
-	if (rec)
-		pn_run_fork(rec);
+	pn_run_forks(e);
 	pn_task_end(e);
 	pn_task_put(e);
 	pn_work_done();
@@ -629,7 +964,7 @@ void pn_core_exit(struct task_struct *task)
 		pn_task_put(e);
 }
 
-/* ---- the subscriber API ------------------------------------------------ */
+/* ---- the subscriber API ------------------------------------------------- */
 
 int pnotify_subscribe(struct task_struct *task, struct pnotify_events *events,
 		      void *data)
@@ -638,15 +973,16 @@ int pnotify_subscribe(struct task_struct *task, struct pnotify_events *events,
 	int err;
 
 	might_sleep();
-	if (!pn_task_is_user(task))
+	if (data && events->data_size)
 		return -EINVAL;
-	sub = pn_sub_alloc(task, events);
-	if (!sub)
-		return -ENOMEM;
-	sub->data = data;
-	err = pn_attach(task, sub);
+	sub = pnotify_prepare(task, events);
+	if (IS_ERR(sub))
+		return PTR_ERR(sub);
+	if (data)
+		sub->data = data;
+	err = pnotify_establish(sub);
 	if (err)
-		pn_sub_free(sub, false);
+		pnotify_discard(sub);
 	return err;
 }
 EXPORT_SYMBOL_GPL(pnotify_subscribe);
@@ -655,7 +991,7 @@ int pnotify_unsubscribe(struct task_struct *task,
 			struct pnotify_events *events)
 {
 	struct pnotify_subscriber *sub = NULL;
-	struct pn_task *e;
+	struct pn_task *e, *kit = NULL;
 	bool unhashed = false;
 
 	might_sleep();
@@ -664,12 +1000,12 @@ int pnotify_unsubscribe(struct task_struct *task,
 		sub = pn_task_find_sub(e, events, NULL);
 		if (sub) {
 			pn_sub_unlink(e, sub);
-			unhashed = pn_task_unhash_if_idle(e);
+			unhashed = pn_task_unhash_if_idle(e, &kit);
 		}
-		spin_unlock(&e->lock);
+		raw_spin_unlock(&e->lock);
 	}
 	if (unhashed)
-		pn_task_put(e);
+		pn_task_retire(e, kit);
 	if (!sub)
 		return -ENOENT;
 	pn_sub_put(sub);
@@ -688,7 +1024,7 @@ struct pnotify_subscriber *pnotify_get_subscriber(struct task_struct *task,
 		sub = pn_task_find_sub(e, NULL, name);
 		if (sub)
 			refcount_inc(&sub->ref);
-		spin_unlock(&e->lock);
+		raw_spin_unlock(&e->lock);
 	}
 	return sub;
 }
@@ -700,24 +1036,33 @@ void pnotify_put_subscriber(struct pnotify_subscriber *sub)
 }
 EXPORT_SYMBOL_GPL(pnotify_put_subscriber);
 
-/* A pnotify_call() in flight. */
-struct pn_call {
-	struct callback_head work;
-	struct pnotify_subscriber *sub;
-	pnotify_call_fn fn;
-};
-
+/*
+ * A call holds no reference on its subscription, so that ending it never
+ * waits for a task that does not run; the subscription's end drops the
+ * call instead.
+ */
 static void pn_call_work(struct callback_head *work)
 {
 	struct pn_call *call = container_of(work, struct pn_call, work);
-	struct pnotify_events *events = call->sub->events;
+	struct pnotify_subscriber *sub;
 	int cookie;
 
-	cookie = pn_read_lock();
-	if (!READ_ONCE(events->dying) && !(current->flags & PF_EXITING))
-		call->fn(current, call->sub);
-	pn_sub_put(call->sub);
-	pn_read_unlock(cookie);
+	raw_spin_lock(&pn_calls_lock);
+	sub = call->sub;
+	if (sub) {
+		list_del_init(&call->link);
+		if (!refcount_inc_not_zero(&sub->ref))
+			sub = NULL;
+	}
+	raw_spin_unlock(&pn_calls_lock);
+	if (sub) {
+		cookie = pn_read_lock();
+		if (!READ_ONCE(sub->events->dying) &&
+		    !(current->flags & PF_EXITING))
+			call->fn(current, sub);
+		pn_read_unlock(cookie);
+		pn_sub_put(sub);
+	}
 	kfree(call);
 	pn_work_done();
 }
@@ -731,13 +1076,19 @@ static int pn_call_queue(struct pnotify_subscriber *sub, pnotify_call_fn fn)
 	if (call) {
 		call->sub = sub;
 		call->fn = fn;
+		raw_spin_lock(&pn_calls_lock);
+		list_add_tail(&call->link, &sub->calls);
+		raw_spin_unlock(&pn_calls_lock);
 		err = pn_queue_work(sub->task, &call->work, pn_call_work,
 				    PN_TWA_SIGNAL);
+		if (err) {
+			raw_spin_lock(&pn_calls_lock);
+			list_del(&call->link);
+			raw_spin_unlock(&pn_calls_lock);
+			kfree(call);
+		}
 	}
-	if (err) {
-		pn_sub_put(sub);
-		kfree(call);
-	}
+	pn_sub_put(sub);
 	return err;
 }
 
@@ -763,14 +1114,14 @@ int pnotify_call_all(struct pnotify_events *events, pnotify_call_fn fn)
 	subs = kvmalloc_array(max(cap, 1U), sizeof(*subs), GFP_KERNEL);
 	if (!subs)
 		return -ENOMEM;
-	spin_lock(&events->subs_lock);
+	raw_spin_lock(&events->subs_lock);
 	list_for_each_entry(sub, &events->subs, events_link) {
 		if (n == cap)
 			break;
 		refcount_inc(&sub->ref);
 		subs[n++] = sub;
 	}
-	spin_unlock(&events->subs_lock);
+	raw_spin_unlock(&events->subs_lock);
 	for (i = 0; i < n; i++)
 		if (pn_call_queue(subs[i], fn) == -ENOMEM)
 			err = -ENOMEM;
@@ -779,7 +1130,7 @@ int pnotify_call_all(struct pnotify_events *events, pnotify_call_fn fn)
 }
 EXPORT_SYMBOL_GPL(pnotify_call_all);
 
-/* ---- registration ------------------------------------------------------ */
+/* ---- registration ------------------------------------------------------- */
 
 /* References every user task alive now; returns the count, or < 0. */
 static int pn_snapshot_tasks(struct task_struct ***out)
@@ -831,8 +1182,8 @@ static void pn_run_init(struct pnotify_events *events)
 	for (i = 0; i < n; i++) {
 		struct pnotify_subscriber *sub;
 
-		sub = pn_sub_alloc(tasks[i], events);
-		if (!sub) {
+		sub = pnotify_prepare(tasks[i], events);
+		if (IS_ERR(sub)) {
 			atomic_long_inc(&events->nr_failed);
 		} else if (events->init(tasks[i], sub)) {
 			pn_sub_free(sub, false);
@@ -855,11 +1206,12 @@ int pnotify_register(struct pnotify_events *events)
 
 	if (!events->name || !events->name[0] ||
 	    strnlen(events->name, PNOTIFY_NAME_MAX + 1) > PNOTIFY_NAME_MAX ||
-	    !events->fork || !events->exit)
+	    !(events->fork || events->inherit) || !events->exit ||
+	    events->data_size > PNOTIFY_DATA_MAX)
 		return -EINVAL;
 
 	INIT_LIST_HEAD(&events->subs);
-	spin_lock_init(&events->subs_lock);
+	raw_spin_lock_init(&events->subs_lock);
 	events->dying = false;
 	atomic_set(&events->nr_subs, 0);
 	atomic_long_set(&events->nr_fork, 0);
@@ -877,6 +1229,8 @@ int pnotify_register(struct pnotify_events *events)
 	}
 	pn_write_lock();
 	list_add_tail(&events->list, &pn_events_list);
+	WRITE_ONCE(pn_nr_events, pn_nr_events + 1);
+	WRITE_ONCE(pn_room, max(pn_room, events->data_size));
 	pn_write_unlock();
 	if (events->init)
 		pn_run_init(events);
@@ -891,34 +1245,22 @@ static bool pn_end_one(struct pnotify_events *events)
 {
 	struct pnotify_subscriber *sub;
 	struct pn_task *e = NULL;
-	bool unhashed = false;
 
-	spin_lock(&events->subs_lock);
+	raw_spin_lock(&events->subs_lock);
 	sub = list_first_entry_or_null(&events->subs, struct pnotify_subscriber,
 				       events_link);
 	if (sub) {
-		/* A linked subscription keeps its entry in the table. */
-		e = rhashtable_lookup_fast(&pn_table, &sub->task,
-					   pn_table_params);
+		/* Linked: it holds a reference, and its entry is hashed. */
+		refcount_inc(&sub->ref);
+		e = sub->entry;
 		refcount_inc(&e->ref);
 	}
-	spin_unlock(&events->subs_lock);
+	raw_spin_unlock(&events->subs_lock);
 	if (!sub)
 		return false;
-
-	spin_lock(&e->lock);
-	if (!list_empty(&sub->task_link)) {
-		pn_sub_unlink(e, sub);
-		unhashed = pn_task_unhash_if_idle(e);
-	} else {
-		sub = NULL;
-	}
-	spin_unlock(&e->lock);
-	if (unhashed)
-		pn_task_put(e);
+	pn_sub_end(e, sub);
+	pn_sub_put(sub);
 	pn_task_put(e);
-	if (sub)
-		pn_sub_put(sub);
 	return true;
 }
 
@@ -929,7 +1271,10 @@ void pnotify_unregister(struct pnotify_events *events)
 	pn_write_lock();
 	WRITE_ONCE(events->dying, true);
 	list_del(&events->list);
+	WRITE_ONCE(pn_nr_events, pn_nr_events - 1);
 	pn_write_unlock();
+	/* Fork hooks run inherit() in RCU read sections: let them finish. */
+	synchronize_rcu();
 
 	while (pn_end_one(events))
 		cond_resched();
@@ -939,7 +1284,7 @@ void pnotify_unregister(struct pnotify_events *events)
 }
 EXPORT_SYMBOL_GPL(pnotify_unregister);
 
-/* ---- module ------------------------------------------------------------ */
+/* ---- module ------------------------------------------------------------- */
 
 void pn_core_show(struct seq_file *m)
 {
@@ -969,20 +1314,21 @@ void pn_core_show(struct seq_file *m)
 
 int pn_core_init(void)
 {
-	return rhashtable_init(&pn_table, &pn_table_params);
+	pn_table = kvcalloc(1U << PN_TABLE_BITS, sizeof(*pn_table),
+			    GFP_KERNEL);
+	return pn_table ? 0 : -ENOMEM;
 }
 
-static void pn_task_free_leftover(void *ptr, void *arg)
-{
-	pn_task_put(ptr);
-}
-
-/* Called after the hooks are gone: no new work can be queued. */
+/*
+ * Called after the hooks are gone and every subscriber has unregistered:
+ * every entry has ended or gone idle, and no new work can be queued.
+ */
 void pn_core_exit_module(void)
 {
 	wait_event(pn_drain_wq, !atomic_long_read(&pn_stats.works_inflight));
 	/* Let the last pn_work_done() leave its read section. */
 	synchronize_rcu();
-	rhashtable_free_and_destroy(&pn_table, pn_task_free_leftover, NULL);
 	rcu_barrier();
+	WARN_ON_ONCE(atomic_long_read(&pn_stats.tasks));
+	kvfree(pn_table);
 }

@@ -3,13 +3,15 @@
  * pnotify hook layer: where fork, exec and exit are seen on an unpatched
  * kernel.  Each hook is one kprobe (ftrace-based where the kernel supports
  * it) on a function that has kept its meaning for many releases; all are
- * installed from one table.  Handlers run with preemption disabled: they
- * only hand the event to the core, which does atomic work and queues task
- * works for the callbacks.
+ * installed from one table.  Handlers run with preemption disabled, on
+ * PREEMPT_RT too: they hand the event to the core, which may take only raw
+ * spinlocks and bit locks there, never allocates, and queues task works
+ * for whatever must sleep.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/pid.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include "pnotify_internal.h"
@@ -20,18 +22,24 @@ module_param(sync, charp, 0444);
 MODULE_PARM_DESC(sync, "reader/writer guard: rwsem, percpu or srcu (default)");
 
 /*
- * wake_up_new_task(p): the first wake-up of every new task, fork, vfork,
- * clone and clone3 alike, in the parent, before the child can run.
+ * attach_pid(p, PIDTYPE_PID) in copy_process(): every new task, fork, vfork,
+ * clone and clone3 alike, in the forking task, past the fork's last failure
+ * point and before the child can be found by pid, so that it is followed
+ * from the instant it exists.  Runs with interrupts off under tasklist_lock
+ * and the parent's siglock: nothing here may sleep, allocate, or signal
+ * the usual way.  (change_pid() attaches the other pid types.)
  */
 static int pn_hook_fork(struct kprobe *kp, struct pt_regs *regs)
 {
-	pn_core_fork(current, (struct task_struct *)pn_hook_arg(regs, 0));
+	if (pn_hook_arg(regs, 1) == PIDTYPE_PID)
+		pn_core_fork(current,
+			     (struct task_struct *)pn_hook_arg(regs, 0));
 	return 0;
 }
 
 /*
  * setup_new_exec(bprm): called by every binary format once exec is past
- * its point of no return, in the exec'ing task.
+ * its point of no return, in the exec'ing task.  Only queues a task work.
  */
 static int pn_hook_exec(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -42,7 +50,8 @@ static int pn_hook_exec(struct kprobe *kp, struct pt_regs *regs)
 /*
  * exit_files(tsk) in do_exit(): after PF_EXITING is set, which orders the
  * hook against subscriptions made from other tasks, and before
- * exit_task_work().  copy_process() also calls it on a failed child.
+ * exit_task_work().  copy_process() also calls it on a failed child, which
+ * was never followed.  Only queues a task work.
  */
 static int pn_hook_exit(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -52,7 +61,7 @@ static int pn_hook_exit(struct kprobe *kp, struct pt_regs *regs)
 }
 
 static struct kprobe pn_hooks[] = {
-	{ .symbol_name = "wake_up_new_task", .pre_handler = pn_hook_fork },
+	{ .symbol_name = "attach_pid", .pre_handler = pn_hook_fork },
 	{ .symbol_name = "setup_new_exec", .pre_handler = pn_hook_exec },
 	{ .symbol_name = "exit_files", .pre_handler = pn_hook_exit },
 };

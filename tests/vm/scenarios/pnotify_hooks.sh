@@ -4,7 +4,7 @@
 
 pn_load pnotify
 cat /proc/pnotify
-for hook in wake_up_new_task setup_new_exec exit_files; do
+for hook in attach_pid setup_new_exec exit_files; do
 	grep -q "^hook: $hook ftrace" /proc/pnotify ||
 		pn_fail "hook $hook missing or not ftrace-based"
 done
