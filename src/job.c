@@ -5,13 +5,17 @@
  *
  * A job is a set of tasks (processes and their threads) sharing a 64-bit
  * JID.  Every member carries a pnotify subscription whose data is its
- * struct job_member; pnotify's fork callback puts each child of a member in
- * the job before the child runs user code, whatever the clone flags.  The job
- * ends when its last task exits or is detached; waiters then wake, and a
- * final accounting record stays readable until taken or pushed out.
+ * struct job_member; pnotify's inherit callback puts each child of a member
+ * in the job in the fork itself, before the child can be found by pid,
+ * whatever the clone flags.  The job ends when its last task exits or is
+ * detached; waiters then wake, and a final accounting record stays readable
+ * until taken or pushed out.
  *
- * Locks: job_move_lock (create, attach, detach), job->lock (members and
- * sums), job_table_lock (the JID table, the backlog, the host id).
+ * Locks: job_move_lock (create, attach, detach), then job->lock (members,
+ * processes, sums, kills: a raw spinlock, since the fork hook takes it),
+ * job_table_lock (the JID table, the backlog, the host id).  Nothing under
+ * job->lock allocates, sleeps or signals: lists are copied out under it and
+ * used after.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,17 +50,16 @@ module_param(acct_backlog, uint, 0444);
 MODULE_PARM_DESC(acct_backlog, "final accounting records kept for ended jobs");
 
 #define JOB_HID_DISABLED 0xffffffffU
-/* Recent kills, replayed on children forked while they ran. */
-#define JOB_KILL_LOG 16
 
 struct job_sums {
 	u64 utime_ns, stime_ns, maxrss_kb, read_bytes, write_bytes;
 	u64 nr_processes, nr_tasks;
 };
 
+/* The last killjid of one signal, for the children forked during it. */
 struct job_kill {
-	u64 end_ns;		/* ktime_get_ns(), the clock of task start_time */
-	int sig;
+	u32 seq;		/* job->kill_seq when it was sent */
+	unsigned int active;	/* killjids of this signal still sending */
 	bool priv;		/* sent as the kernel: by a CAP_SYS_RESOURCE holder */
 	kuid_t uid, euid;	/* the sender's, for kill(2)'s check otherwise */
 };
@@ -69,7 +72,7 @@ struct job {
 	struct hlist_node table_node;
 	refcount_t ref;
 
-	struct mutex lock;
+	raw_spinlock_t lock;
 	struct list_head members;
 	struct list_head processes;
 	unsigned int nr_tasks;
@@ -78,8 +81,8 @@ struct job {
 	bool detaching;
 	int last_status;
 	struct job_sums spent;	/* used by tasks that left; counts of all */
-	struct job_kill kills[JOB_KILL_LOG];
-	unsigned int nr_kills;
+	u32 kill_seq;
+	struct job_kill kills[_NSIG];
 	wait_queue_head_t ended_wq;
 };
 
@@ -92,14 +95,24 @@ struct job_process {
 	struct list_head link;
 	struct pid *tgid;	/* stable for the life of the thread group */
 	struct signal_struct *signal;	/* identifies the group while it runs */
-	unsigned int nr_members;
+	struct list_head members;
 };
 
+/*
+ * A member task: the data pnotify keeps with its subscription, prepared
+ * before the fork that makes it.  The first member of a process holds the
+ * job_process in own_process; when it leaves first, the role moves to
+ * another member's slot.
+ */
 struct job_member {
 	struct job *job;
 	struct job_process *process;
 	struct task_struct *task;
 	struct list_head link;
+	struct list_head process_link;
+	struct job_process own_process;
+	u32 fork_seq;		/* job->kill_seq at this task's last fork */
+	u64 replay;		/* signals its fork missed, bit sig - 1 */
 };
 
 /* A final record of an ended job, kept for accounting (CSA). */
@@ -234,24 +247,68 @@ static void job_sums_add_task(struct job_sums *sums, struct task_struct *task)
 	sums->maxrss_kb = max_t(u64, sums->maxrss_kb, rss << (PAGE_SHIFT - 10));
 }
 
-/* A job's accounting so far; job->lock held. */
-static void job_fill_acct(struct job *job, struct job_acct *acct)
+static void job_sums_fold(struct job_sums *sums, const struct job_sums *more)
 {
-	struct job_sums sums = job->spent;
+	sums->utime_ns += more->utime_ns;
+	sums->stime_ns += more->stime_ns;
+	sums->read_bytes += more->read_bytes;
+	sums->write_bytes += more->write_bytes;
+	sums->maxrss_kb = max(sums->maxrss_kb, more->maxrss_kb);
+}
+
+/*
+ * Returns with job->lock held and a buffer of room for *@count (read under
+ * the lock), at most @limit, entries of @size bytes, and their number in
+ * *@cap; NULL (unlocked) without memory.
+ */
+static void *job_lock_with_room(struct job *job, const unsigned int *count,
+				unsigned int limit, size_t size,
+				unsigned int *cap)
+{
+	void *buf;
+
+	for (;;) {
+		*cap = min(READ_ONCE(*count), limit);
+		buf = kvmalloc_array(max(*cap, 1U), size, GFP_KERNEL);
+		if (!buf)
+			return NULL;
+		raw_spin_lock(&job->lock);
+		if (min(*count, limit) <= *cap)
+			return buf;
+		raw_spin_unlock(&job->lock);
+		kvfree(buf);
+	}
+}
+
+/* A job's accounting so far: what its members used is read unlocked. */
+static int job_read_acct(struct job *job, struct job_acct *acct)
+{
+	struct task_struct **tasks;
+	struct job_sums sums;
 	struct job_member *m;
+	unsigned int n = 0, cap;
 
-	lockdep_assert_held(&job->lock);
+	tasks = job_lock_with_room(job, &job->nr_tasks, UINT_MAX,
+				   sizeof(*tasks), &cap);
+	if (!tasks)
+		return -ENOMEM;
+	sums = job->spent;
 	list_for_each_entry(m, &job->members, link) {
-		struct job_sums live = { 0 };
-
-		job_sums_add_task(&live, m->task);
-		sums.utime_ns += live.utime_ns;
-		sums.stime_ns += live.stime_ns;
-		sums.read_bytes += live.read_bytes;
-		sums.write_bytes += live.write_bytes;
-		sums.maxrss_kb = max(sums.maxrss_kb, live.maxrss_kb);
+		get_task_struct(m->task);
+		tasks[n++] = m->task;
 	}
 	memset(acct, 0, sizeof(*acct));
+	acct->exit_status = job->last_status;
+	acct->ended = job->ended;
+	raw_spin_unlock(&job->lock);
+	while (n) {
+		struct job_sums live = { 0 };
+
+		job_sums_add_task(&live, tasks[--n]);
+		job_sums_fold(&sums, &live);
+		put_task_struct(tasks[n]);
+	}
+	kvfree(tasks);
 	acct->jid = job->jid;
 	acct->start_time_ns = job->start_time_ns;
 	acct->utime_ns = sums.utime_ns;
@@ -262,8 +319,7 @@ static void job_fill_acct(struct job *job, struct job_acct *acct)
 	acct->nr_processes = sums.nr_processes;
 	acct->nr_tasks = sums.nr_tasks;
 	acct->uid = from_kuid_munged(current_user_ns(), job->owner);
-	acct->exit_status = job->last_status;
-	acct->ended = job->ended;
+	return 0;
 }
 
 /* Keeps the final record of an ended job, dropping the oldest if full. */
@@ -273,11 +329,10 @@ static void job_keep_record(struct job *job)
 
 	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
 	/* Without memory the record is lost; the job still ends. */
-	if (!rec)
+	if (!rec || job_read_acct(job, &rec->acct)) {
+		kfree(rec);
 		return;
-	mutex_lock(&job->lock);
-	job_fill_acct(job, &rec->acct);
-	mutex_unlock(&job->lock);
+	}
 	rec->acct.uid = from_kuid(&init_user_ns, job->owner);
 	rec->acct.end_time_ns = ktime_get_real_ns();
 
@@ -307,50 +362,63 @@ static struct job_process *job_process_find_locked(struct job *job,
 	return NULL;
 }
 
-static struct job_process *job_process_new_locked(struct job *job,
-						  struct task_struct *task)
-{
-	struct job_process *p = kzalloc(sizeof(*p), GFP_KERNEL);
-
-	lockdep_assert_held(&job->lock);
-	if (!p)
-		return NULL;
-	p->tgid = get_pid(task_tgid(task));
-	p->signal = task->signal;
-	list_add_tail(&p->link, &job->processes);
-	job->nr_processes++;
-	job->spent.nr_processes++;
-	return p;
-}
-
 /*
- * Adds @task to @job's list, in @process (NULL: a new process of the job);
- * the caller then subscribes it.  lock held.
+ * Adds @task to @job's list as @m, in @process (NULL: a new process of the
+ * job, held in m->own_process).  lock held; any context.
  */
-static struct job_member *job_member_add_locked(struct job *job,
-						struct task_struct *task,
-						struct job_process *process)
+static void job_member_add_locked(struct job *job, struct job_member *m,
+				  struct task_struct *task,
+				  struct job_process *process)
 {
-	struct job_member *m = kzalloc(sizeof(*m), GFP_KERNEL);
-
 	lockdep_assert_held(&job->lock);
-	if (!m)
-		return NULL;
-	if (!process)
-		process = job_process_new_locked(job, task);
 	if (!process) {
-		kfree(m);
-		return NULL;
+		process = &m->own_process;
+		process->tgid = get_pid(task_tgid(task));
+		process->signal = task->signal;
+		INIT_LIST_HEAD(&process->members);
+		list_add_tail(&process->link, &job->processes);
+		job->nr_processes++;
+		job->spent.nr_processes++;
 	}
-	process->nr_members++;
+	list_add_tail(&m->process_link, &process->members);
 	refcount_inc(&job->ref);
 	m->job = job;
 	m->process = process;
 	m->task = task;
+	m->fork_seq = job->kill_seq;
 	list_add_tail(&m->link, &job->members);
 	job->nr_tasks++;
 	job->spent.nr_tasks++;
-	return m;
+}
+
+/*
+ * Takes @m out of its process; returns the process's tgid to put once
+ * unlocked if it was the last, else NULL.  lock held.
+ */
+static struct pid *job_process_leave_locked(struct job *job,
+					    struct job_member *m)
+{
+	struct job_process *p = m->process, *heir;
+	struct job_member *other;
+
+	list_del(&m->process_link);
+	if (list_empty(&p->members)) {
+		list_del(&p->link);
+		job->nr_processes--;
+		return p->tgid;
+	}
+	if (p != &m->own_process)
+		return NULL;
+	/* The slot goes with @m's data: another member holds it from now. */
+	other = list_first_entry(&p->members, struct job_member, process_link);
+	heir = &other->own_process;
+	heir->tgid = p->tgid;
+	heir->signal = p->signal;
+	list_replace(&p->link, &heir->link);
+	list_replace(&p->members, &heir->members);
+	list_for_each_entry(other, &heir->members, process_link)
+		other->process = heir;
+	return NULL;
 }
 
 /* The end of a job: out of the table, a final record, waiters woken. */
@@ -368,73 +436,120 @@ static void job_end(struct job *job)
 /* @m leaves its job, by exit (status) or detach; the last one ends it. */
 static void job_member_leave(struct job_member *m, int status)
 {
+	struct job_sums used = { 0 };
 	struct job *job = m->job;
+	struct pid *tgid;
 	bool ended;
 
-	mutex_lock(&job->lock);
-	job_sums_add_task(&job->spent, m->task);
+	job_sums_add_task(&used, m->task);
+	raw_spin_lock(&job->lock);
+	job_sums_fold(&job->spent, &used);
 	list_del(&m->link);
 	job->nr_tasks--;
-	if (!--m->process->nr_members) {
-		list_del(&m->process->link);
-		job->nr_processes--;
-		put_pid(m->process->tgid);
-		kfree(m->process);
-	}
+	tgid = job_process_leave_locked(job, m);
 	job->last_status = status;
 	ended = !job->nr_tasks;
 	job->ended = ended;
-	mutex_unlock(&job->lock);
+	raw_spin_unlock(&job->lock);
+	put_pid(tgid);
 	if (ended)
 		job_end(job);
-	kfree(m);
 	job_put(job);
 }
 
-/*
- * Sends the kills logged since the new process @task was created to it;
- * job->lock held.  A new thread needs none: it shares its process's
- * pending signals.
- */
-static void job_replay_kills(struct job *job, struct task_struct *task)
+static u64 job_sigset_bits(const sigset_t *set)
 {
-	unsigned int i, n = min_t(unsigned int, job->nr_kills, JOB_KILL_LOG);
-	const struct cred *tcred = current_cred();
+	u64 bits = set->sig[0];
 
-	for (i = 0; i < n; i++) {
-		struct job_kill *k = &job->kills[i];
-
-		if (k->end_ns < task->start_time)
-			continue;
-		/* kill(2)'s rule, as the sender would have met it. */
-		if (k->priv || uid_eq(k->euid, tcred->suid) ||
-		    uid_eq(k->euid, tcred->uid) || uid_eq(k->uid, tcred->suid) ||
-		    uid_eq(k->uid, tcred->uid))
-			kill_pid(task_tgid(task), k->sig, 1);
-	}
+#if _NSIG_WORDS > 1
+	bits |= (u64)set->sig[1] << 32;
+#endif
+	return bits;
 }
 
+/* kill(2)'s rule, as @k's sender would have met it sending to @task. */
+static bool job_kill_permitted(const struct job_kill *k,
+			       struct task_struct *task)
+{
+	const struct cred *tcred = __task_cred(task);
+
+	return k->priv || uid_eq(k->euid, tcred->suid) ||
+	       uid_eq(k->euid, tcred->uid) || uid_eq(k->uid, tcred->suid) ||
+	       uid_eq(k->uid, tcred->uid);
+}
+
+/*
+ * The job's signals that the new process @child missed: those of killjids
+ * still sending, which took their list of processes before the child
+ * joined, and those a killjid sent to the forking process since its last
+ * fork that are still pending in it.  copy_process() gives up on any
+ * unblocked signal pending before it copies the parent, so such a signal
+ * came during this fork.  job->lock held, in the fork hook: current is the
+ * forking task and holds its siglock.
+ */
+static u64 job_missed_signals(struct job *job, struct job_member *parent,
+			      struct task_struct *child)
+{
+	u64 pending, missed = 0;
+	int sig;
+
+	lockdep_assert_held(&job->lock);
+	if (parent->fork_seq == job->kill_seq)
+		return 0;
+	pending = job_sigset_bits(&current->pending.signal) |
+		  job_sigset_bits(&current->signal->shared_pending.signal);
+	for (sig = 1; sig < _NSIG; sig++) {
+		const struct job_kill *k = &job->kills[sig];
+		bool during = k->active ||
+			      ((s32)(k->seq - parent->fork_seq) > 0 &&
+			       (pending & BIT_ULL(sig - 1)));
+
+		if (during && job_kill_permitted(k, child))
+			missed |= BIT_ULL(sig - 1);
+	}
+	return missed;
+}
+
+/*
+ * In the fork hook (atomic, see pnotify.h): the child of a member joins its
+ * job.  A new thread shares its process's signals and needs no replay.
+ */
+static int job_inherit(struct task_struct *child,
+		       struct pnotify_subscriber *sub,
+		       struct pnotify_subscriber *parent_sub)
+{
+	struct job_member *parent = parent_sub->data, *m = sub->data;
+	struct job *job = parent->job;
+	bool thread = child->signal == parent->process->signal;
+	int ret = 0;
+
+	raw_spin_lock(&job->lock);
+	if (job->detaching) {
+		/* Forked while the job is being detached: not a member. */
+		ret = PNOTIFY_SKIP;
+	} else {
+		job_member_add_locked(job, m, child,
+				      thread ? parent->process : NULL);
+		if (!thread)
+			m->replay = job_missed_signals(job, parent, child);
+		parent->fork_seq = job->kill_seq;
+		if (m->replay)
+			ret = PNOTIFY_CALL_FORK;
+	}
+	raw_spin_unlock(&job->lock);
+	return ret;
+}
+
+/* In the child, before its first user instruction: the missed signals. */
 static int job_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 		    void *parent_data)
 {
-	struct job_member *parent = parent_data;
-	struct job *job = parent->job;
-	bool thread = task->signal == parent->process->signal;
-	struct job_member *m;
+	struct job_member *m = sub->data;
+	int sig;
 
-	mutex_lock(&job->lock);
-	/* Forked while the job was being detached: not a member. */
-	if (job->detaching) {
-		mutex_unlock(&job->lock);
-		return 1;
-	}
-	m = job_member_add_locked(job, task, thread ? parent->process : NULL);
-	if (m && !thread)
-		job_replay_kills(job, task);
-	mutex_unlock(&job->lock);
-	if (!m)
-		return -ENOMEM;
-	sub->data = m;
+	for (sig = 1; sig < _NSIG; sig++)
+		if (m->replay & BIT_ULL(sig - 1))
+			kill_pid(task_tgid(task), sig, 1);
 	return 0;
 }
 
@@ -447,6 +562,8 @@ static void job_exit(struct task_struct *task, struct pnotify_subscriber *sub)
 static struct pnotify_events job_events = {
 	.module = THIS_MODULE,
 	.name = "job",
+	.data_size = sizeof(struct job_member),
+	.inherit = job_inherit,
 	.fork = job_fork,
 	.exit = job_exit,
 };
@@ -454,22 +571,30 @@ static struct pnotify_events job_events = {
 /* Makes @task a member of @job, leaving any job it was in. */
 static int job_attach_task(struct job *job, struct task_struct *task)
 {
+	struct pnotify_subscriber *sub;
 	struct job_member *m;
 	bool gone;
 	int err;
 
 	pnotify_unsubscribe(task, &job_events);
-	mutex_lock(&job->lock);
+	sub = pnotify_prepare(task, &job_events);
+	if (IS_ERR(sub))
+		return PTR_ERR(sub);
+	m = sub->data;
+	raw_spin_lock(&job->lock);
 	gone = job->ended || job->detaching;
-	m = gone ? NULL :
-	    job_member_add_locked(job, task, job_process_find_locked(job, task));
-	err = gone ? -ENODATA : m ? 0 : -ENOMEM;
-	mutex_unlock(&job->lock);
-	if (err)
-		return err;
-	err = pnotify_subscribe(task, &job_events, m);
+	if (!gone)
+		job_member_add_locked(job, m, task,
+				      job_process_find_locked(job, task));
+	raw_spin_unlock(&job->lock);
+	if (gone) {
+		pnotify_discard(sub);
+		return -ENODATA;
+	}
+	err = pnotify_establish(sub);
 	if (err) {
 		job_member_leave(m, 0);
+		pnotify_discard(sub);
 		/* Joined meanwhile by inheritance: it is in a job already. */
 		return err == -EEXIST ? -EINVAL : err;
 	}
@@ -654,7 +779,7 @@ static long job_create(void *arg)
 	if (!job)
 		return -ENOMEM;
 	refcount_set(&job->ref, 1);
-	mutex_init(&job->lock);
+	raw_spin_lock_init(&job->lock);
 	INIT_LIST_HEAD(&job->members);
 	INIT_LIST_HEAD(&job->processes);
 	init_waitqueue_head(&job->ended_wq);
@@ -674,13 +799,13 @@ static long job_create(void *arg)
 	 * A job is ended by its last member leaving; if no task ever joined
 	 * (every attach failed before adding one), nothing else will end it.
 	 */
-	mutex_lock(&job->lock);
+	raw_spin_lock(&job->lock);
 	if (!job->nr_tasks && !job->ended) {
 		job->ended = true;
-		mutex_unlock(&job->lock);
+		raw_spin_unlock(&job->lock);
 		job_end(job);
 	} else {
-		mutex_unlock(&job->lock);
+		raw_spin_unlock(&job->lock);
 	}
 	job_put(job);
 	return err;
@@ -730,9 +855,10 @@ static bool job_is_owner(struct job *job)
 }
 
 /*
- * Signals every process of the job once.  Children forked while this runs
- * join after it (joining takes job->lock) and get the signal then, from the
- * kill log: even a non-fatal signal cannot be escaped by forking.
+ * Signals every process of the job once.  Children forked meanwhile miss
+ * the list taken here, and get the signal from the fork hook instead (see
+ * job_missed_signals()): even a non-fatal signal cannot be escaped by
+ * forking.
  *
  * A CAP_SYS_RESOURCE holder signals as the kernel.  The owner signals with
  * kill(2)'s permission checks: processes running as another user (a root
@@ -743,9 +869,12 @@ static bool job_is_owner(struct job *job)
 static long job_killjid(void *arg)
 {
 	struct job_killjid *req = arg;
-	struct job_process *p;
-	struct job *job;
 	int signalled = 0, refused = 0;
+	unsigned int n = 0, cap, i;
+	struct job_kill *k = NULL;
+	struct job_process *p;
+	struct pid **tgids;
+	struct job *job;
 	bool priv;
 
 	if (req->sig < 0 || req->sig >= _NSIG)
@@ -758,25 +887,38 @@ static long job_killjid(void *arg)
 		job_put(job);
 		return -EPERM;
 	}
-	mutex_lock(&job->lock);
-	list_for_each_entry(p, &job->processes, link) {
-		int err = kill_pid(p->tgid, req->sig, priv);
+	tgids = job_lock_with_room(job, &job->nr_processes, UINT_MAX,
+				   sizeof(*tgids), &cap);
+	if (!tgids) {
+		job_put(job);
+		return -ENOMEM;
+	}
+	list_for_each_entry(p, &job->processes, link)
+		tgids[n++] = get_pid(p->tgid);
+	if (req->sig) {
+		k = &job->kills[req->sig];
+		k->seq = ++job->kill_seq;
+		k->active++;
+		k->priv = priv;
+		k->uid = current_uid();
+		k->euid = current_euid();
+	}
+	raw_spin_unlock(&job->lock);
+	for (i = 0; i < n; i++) {
+		int err = kill_pid(tgids[i], req->sig, priv);
 
 		if (!err)
 			signalled++;
 		else if (err == -EPERM)
 			refused++;
+		put_pid(tgids[i]);
 	}
-	if (req->sig) {
-		struct job_kill *k = &job->kills[job->nr_kills++ % JOB_KILL_LOG];
-
-		k->sig = req->sig;
-		k->priv = priv;
-		k->uid = current_uid();
-		k->euid = current_euid();
-		k->end_ns = ktime_get_ns();
+	kvfree(tgids);
+	if (k) {
+		raw_spin_lock(&job->lock);
+		k->active--;
+		raw_spin_unlock(&job->lock);
 	}
-	mutex_unlock(&job->lock);
 	job_put(job);
 	if (refused && !signalled)
 		return -EPERM;
@@ -827,9 +969,7 @@ static long job_getpidcnt(void *arg)
 
 	if (!job)
 		return -ENODATA;
-	mutex_lock(&job->lock);
-	req->r_val = job->nr_processes;
-	mutex_unlock(&job->lock);
+	req->r_val = READ_ONCE(job->nr_processes);
 	job_put(job);
 	return 0;
 }
@@ -848,24 +988,23 @@ static long job_getpidlst(void *arg)
 	job = job_get(req->jid);
 	if (!job)
 		return -ENODATA;
-	mutex_lock(&job->lock);
-	cap = min_t(unsigned int, req->r_val, job->nr_processes);
-	pids = kvmalloc_array(max(cap, 1U), sizeof(*pids), GFP_KERNEL);
-	if (pids) {
-		list_for_each_entry(p, &job->processes, link) {
-			/* Processes outside the caller's pid namespace: none. */
-			pid_t pid = pid_nr_ns(p->tgid, ns);
-
-			if (n == cap)
-				break;
-			if (pid)
-				pids[n++] = pid;
-		}
-	}
-	mutex_unlock(&job->lock);
-	job_put(job);
-	if (!pids)
+	pids = job_lock_with_room(job, &job->nr_processes, req->r_val,
+				  sizeof(*pids), &cap);
+	if (!pids) {
+		job_put(job);
 		return -ENOMEM;
+	}
+	list_for_each_entry(p, &job->processes, link) {
+		/* Processes outside the caller's pid namespace: none. */
+		pid_t pid = pid_nr_ns(p->tgid, ns);
+
+		if (n == cap)
+			break;
+		if (pid)
+			pids[n++] = pid;
+	}
+	raw_spin_unlock(&job->lock);
+	job_put(job);
 	return job_copy_list((void __user *)req->pid, pids, n, sizeof(*pids),
 			     &req->r_val);
 }
@@ -890,12 +1029,12 @@ static long job_getprimepid(void *arg)
 
 	if (!job)
 		return -ENODATA;
-	mutex_lock(&job->lock);
+	raw_spin_lock(&job->lock);
 	if (job->nr_processes)
 		req->r_pid = pid_vnr(job->prime);
 	else
 		err = -ESRCH;
-	mutex_unlock(&job->lock);
+	raw_spin_unlock(&job->lock);
 	job_put(job);
 	return err;
 }
@@ -919,9 +1058,10 @@ static long job_detachjid(void *arg)
 {
 	struct job_detachjid *req = arg;
 	struct task_struct **tasks;
+	unsigned int n = 0, cap, i;
 	struct job_member *m;
 	struct job *job;
-	int n = 0, i, processes;
+	int processes;
 
 	if (!job_privileged())
 		return -EPERM;
@@ -930,37 +1070,27 @@ static long job_detachjid(void *arg)
 		return -ENODATA;
 	/* No attach may slip in while the members are taken out. */
 	mutex_lock(&job_move_lock);
-	mutex_lock(&job->lock);
+	tasks = job_lock_with_room(job, &job->nr_tasks, UINT_MAX,
+				   sizeof(*tasks), &cap);
+	if (!tasks) {
+		mutex_unlock(&job_move_lock);
+		job_put(job);
+		return -ENOMEM;
+	}
+	/* From here on no fork joins; detaching stays set for good. */
 	job->detaching = true;
 	/* Those that exit meanwhile leave by themselves. */
 	processes = job->nr_processes;
-	tasks = kvmalloc_array(max(job->nr_tasks, 1U), sizeof(*tasks),
-			       GFP_KERNEL);
-	if (tasks) {
-		list_for_each_entry(m, &job->members, link) {
-			get_task_struct(m->task);
-			tasks[n++] = m->task;
-		}
+	list_for_each_entry(m, &job->members, link) {
+		get_task_struct(m->task);
+		tasks[n++] = m->task;
 	}
-	mutex_unlock(&job->lock);
+	raw_spin_unlock(&job->lock);
 	for (i = 0; i < n; i++)
 		pnotify_unsubscribe(tasks[i], &job_events);
-	/*
-	 * detaching stays set: a child whose fork callback is still pending
-	 * on a detached parent must not join.  Without memory nothing was
-	 * detached, and the job follows its forks again.
-	 */
-	if (!tasks) {
-		mutex_lock(&job->lock);
-		job->detaching = false;
-		mutex_unlock(&job->lock);
-	}
 	mutex_unlock(&job_move_lock);
-	if (tasks)
-		job_put_tasks(tasks, n);
+	job_put_tasks(tasks, n);
 	job_put(job);
-	if (!tasks)
-		return -ENOMEM;
 	req->r_val = processes;
 	return 0;
 }
@@ -1030,13 +1160,13 @@ static long job_getinfo(void *arg)
 
 	if (!job)
 		return -ENODATA;
-	mutex_lock(&job->lock);
+	raw_spin_lock(&job->lock);
 	req->start_time_ns = job->start_time_ns;
 	req->uid = from_kuid_munged(current_user_ns(), job->owner);
 	req->prime_pid = job->nr_processes ? pid_vnr(job->prime) : 0;
 	req->nr_processes = job->nr_processes;
 	req->nr_tasks = job->nr_tasks;
-	mutex_unlock(&job->lock);
+	raw_spin_unlock(&job->lock);
 	job_put(job);
 	return 0;
 }
@@ -1054,11 +1184,10 @@ static long job_getacct(void *arg)
 	struct job *job = job_get(req->jid);
 
 	if (job) {
-		mutex_lock(&job->lock);
-		job_fill_acct(job, req);
-		mutex_unlock(&job->lock);
+		long err = job_read_acct(job, req);
+
 		job_put(job);
-		return 0;
+		return err;
 	}
 	mutex_lock(&job_table_lock);
 	list_for_each_entry_reverse(rec, &job_backlog, link) {
