@@ -568,6 +568,21 @@ static struct pnotify_events job_events = {
 	.exit = job_exit,
 };
 
+/* The job @task is in, referenced, or NULL. */
+static struct job *job_of_task(struct task_struct *task)
+{
+	struct pnotify_subscriber *sub;
+	struct job *job = NULL;
+
+	sub = pnotify_get_subscriber(task, job_events.name);
+	if (sub) {
+		job = ((struct job_member *)sub->data)->job;
+		refcount_inc(&job->ref);
+		pnotify_put_subscriber(sub);
+	}
+	return job;
+}
+
 /* Makes @task a member of @job, leaving any job it was in. */
 static int job_attach_task(struct job *job, struct task_struct *task)
 {
@@ -634,58 +649,70 @@ static void job_put_tasks(struct task_struct **tasks, int n)
 	kvfree(tasks);
 }
 
-/* Attaches every thread of the process @leader to @job. */
+static bool job_has_task(struct job *job, struct task_struct *task)
+{
+	struct job *in = job_of_task(task);
+
+	if (in)
+		job_put(in);
+	return in == job;
+}
+
+/*
+ * Attaches every thread of the process @leader to @job, again until a pass
+ * finds none outside it: a thread created during a pass by a thread not yet
+ * attached is seen by the next, and once every thread is in, new threads
+ * inherit the job in the fork itself.  Returns the threads attached or < 0.
+ */
 static int job_attach_process(struct job *job, struct task_struct *leader)
 {
 	struct task_struct **tasks;
-	int n, i, attached = 0, err = 0;
+	int n, i, attached, total = 0, err = 0;
 
-	n = job_process_threads(leader, &tasks);
-	if (n < 0)
-		return n;
-	for (i = 0; i < n && !err; i++) {
-		/* io_uring and other kernel workers are never members. */
-		if (!pn_task_is_user(tasks[i]))
-			continue;
-		err = job_attach_task(job, tasks[i]);
-		/* An exiting thread (a main thread gone first) stays out. */
-		if (err == -ESRCH)
-			err = 0;
-		else if (!err)
-			attached++;
-	}
-	job_put_tasks(tasks, n);
-	return err ?: attached ? 0 : -ESRCH;
+	do {
+		n = job_process_threads(leader, &tasks);
+		if (n < 0)
+			return n;
+		attached = 0;
+		for (i = 0; i < n && !err; i++) {
+			/* io_uring and other kernel workers are never members. */
+			if (!pn_task_is_user(tasks[i]) ||
+			    job_has_task(job, tasks[i]))
+				continue;
+			err = job_attach_task(job, tasks[i]);
+			/* An exiting thread (a main thread gone first) stays out. */
+			if (err == -ESRCH)
+				err = 0;
+			else if (!err)
+				attached++;
+		}
+		job_put_tasks(tasks, n);
+		total += attached;
+	} while (attached && !err);
+	return err ?: total ? 0 : -ESRCH;
 }
 
-/* Detaches every thread of the process @leader from its job. */
+/*
+ * Detaches every thread of the process @leader from its job, again until a
+ * pass finds none left in: a thread created meanwhile by a member inherits
+ * the job.  Returns the threads detached or < 0.
+ */
 static int job_detach_process(struct task_struct *leader)
 {
 	struct task_struct **tasks;
-	int n, i, detached = 0;
+	int n, i, detached, total = 0;
 
-	n = job_process_threads(leader, &tasks);
-	if (n < 0)
-		return n;
-	for (i = 0; i < n; i++)
-		detached += !pnotify_unsubscribe(tasks[i], &job_events);
-	job_put_tasks(tasks, n);
-	return detached;
-}
-
-/* The job @task is in, referenced, or NULL. */
-static struct job *job_of_task(struct task_struct *task)
-{
-	struct pnotify_subscriber *sub;
-	struct job *job = NULL;
-
-	sub = pnotify_get_subscriber(task, job_events.name);
-	if (sub) {
-		job = ((struct job_member *)sub->data)->job;
-		refcount_inc(&job->ref);
-		pnotify_put_subscriber(sub);
-	}
-	return job;
+	do {
+		n = job_process_threads(leader, &tasks);
+		if (n < 0)
+			return n;
+		detached = 0;
+		for (i = 0; i < n; i++)
+			detached += !pnotify_unsubscribe(tasks[i], &job_events);
+		job_put_tasks(tasks, n);
+		total += detached;
+	} while (detached);
+	return total;
 }
 
 /*
