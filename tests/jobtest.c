@@ -1138,6 +1138,425 @@ static void test_storm_sigterm(void)
 	kill_fork_storm(SIGTERM);
 }
 
+/* --- membership from fork, kills during slow forks --- */
+
+/* The state letter of /proc/PID/stat ('T' stopped), or 0. */
+static char process_state(pid_t pid)
+{
+	char path[64], buf[512], *paren, state = 0;
+	FILE *f;
+
+	for (int i = 0; i < 200; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		f = fopen(path, "r");
+		if (!f)
+			return 0;
+		state = 0;
+		if (fgets(buf, sizeof(buf), f) && (paren = strrchr(buf, ')')))
+			state = paren[2];
+		fclose(f);
+		if (state == 'T')
+			break;
+		sleep_ms(10);
+	}
+	return state;
+}
+
+
+#define FORK_MEMBERSHIP_ROUNDS	1000
+
+struct membership_args {
+	jid_t other;		/* a second job, to attach into */
+};
+
+/* Every check on the child, right after fork() returns; 0 or a failure. */
+static int check_fresh_child(jid_t jid, jid_t other, pid_t child)
+{
+	pid_t pids[64];
+	int n;
+
+	if (job_getjid(child) != jid)
+		return 1;
+	n = job_getpidlist(jid, pids, sizeof(pids));
+	if (n < 0)
+		return 2;
+	for (int i = 0;; i++) {
+		if (i == n)
+			return 2;
+		if (pids[i] == child)
+			break;
+	}
+	if (job_attachpid(child, other) != NO_JID || errno != EINVAL)
+		return 3;
+	if (job_detachpid(child) != jid)
+		return 4;
+	if (job_getjid(child) != NO_JID || errno != ENODATA)
+		return 5;
+	return 0;
+}
+
+/*
+ * Body: forks again and again, checking each child before it can have
+ * run; reports the failures counted per check in jid (four bits each).
+ */
+static void check_children_at_fork(const struct job_leader *self, void *arg)
+{
+	const struct membership_args *args = arg;
+	unsigned long long failed = 0;
+	struct report report = { .kind = REPORT_JID, .tid = gettid() };
+
+	for (int round = 0; round < FORK_MEMBERSHIP_ROUNDS; round++) {
+		pid_t child = fork();
+		int check;
+
+		if (child == 0)
+			for (;;)
+				pause();
+		if (child < 0) {
+			report_problem(self->report_fd, REPORT_ERROR, errno);
+			return;
+		}
+		check = check_fresh_child(self->jid, args->other, child);
+		if (check && ((failed >> (check * 12)) & 0xfff) < 0xfff)
+			failed += 1ULL << (check * 12);
+		kill(child, SIGKILL);
+		wait_for(child);
+	}
+	report.jid = failed;
+	send_report(self->report_fd, &report);
+}
+
+/*
+ * A child is a member from the instant fork() returns in its parent: it
+ * has the parent's JID, is listed, cannot be attached elsewhere and can be
+ * detached, before it has run (SGI's semantics).
+ */
+static void test_membership_at_fork(void)
+{
+	static const char *const checks[] = {
+		NULL, "job_getjid", "job_getpidlst", "job_attachpid (EINVAL)",
+		"job_detachpid", "job_getjid after detach",
+	};
+	struct membership_args args;
+	struct job_leader job, other;
+	struct report result;
+
+	if (!start_job_ok(&other, NULL, NULL))
+		return;
+	args.other = other.jid;
+	if (start_job_ok(&job, check_children_at_fork, &args)) {
+		/* A thousand forks take a while under emulation. */
+		report_ready(job.report_fd, TEST_TIMEOUT_S * 1000 / 2 *
+			     (slow ? SLOW_FACTOR : 1));
+		if (receive_jid_report(&job, &result))
+			for (int check = 1; check <= 5; check++) {
+				unsigned int n = (result.jid >> (check * 12)) & 0xfff;
+
+				expect(n == 0, "%s failed on %u of %d fresh children",
+				       checks[check], n, FORK_MEMBERSHIP_ROUNDS);
+			}
+		end_job(&job);
+	}
+	end_job(&other);
+}
+
+#define SLOW_FORKERS		2
+#define SLOW_FORKER_MB		64
+#define SLOW_FORKER_CHILDREN	200
+#define SLOW_FORK_ROUNDS	5
+
+static volatile sig_atomic_t got_signal;
+
+static void note_signal(int sig)
+{
+	(void)sig;
+	got_signal = 1;
+}
+
+/* Waits, with the handled signals unblocked, until one came. */
+static void wait_for_signal(const sigset_t *handled)
+{
+	sigset_t old;
+
+	sigprocmask(SIG_BLOCK, handled, &old);
+	while (!got_signal)
+		sigsuspend(&old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/*
+ * A process with a large resident set (a slow copy_mm) that forks children
+ * until SIGUSR1 or SIGTERM comes; its children wait for one, too.  Each
+ * exits when it has had the signal, the forker once its children have.
+ */
+static void run_slow_forker(void)
+{
+	size_t size = (size_t)SLOW_FORKER_MB << 20;
+	struct sigaction sa = { .sa_handler = note_signal };
+	sigset_t handled;
+	char *mem;
+	int children = 0;
+
+	sigemptyset(&handled);
+	sigaddset(&handled, SIGUSR1);
+	sigaddset(&handled, SIGTERM);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigprocmask(SIG_UNBLOCK, &handled, NULL);
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem != MAP_FAILED)
+		memset(mem, 1, size);
+	while (!got_signal && children < SLOW_FORKER_CHILDREN) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			wait_for_signal(&handled);
+			_exit(0);
+		}
+		children += pid > 0;
+	}
+	wait_for_signal(&handled);
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+	_exit(0);
+}
+
+static void start_slow_forkers(const struct job_leader *self, void *arg)
+{
+	(void)self;
+	(void)arg;
+	for (int i = 0; i < SLOW_FORKERS; i++)
+		if (fork_flushed() == 0)
+			run_slow_forker();
+}
+
+/* True once every process of the job is stopped (or gone). */
+static bool job_all_stopped(jid_t jid)
+{
+	pid_t pids[SLOW_FORKERS * (SLOW_FORKER_CHILDREN + 1) + 8];
+	int n = job_getpidlist(jid, pids, sizeof(pids));
+
+	for (int i = 0; i < n; i++) {
+		char state = process_state(pids[i]);
+
+		if (state && state != 'T') {
+			note("process %d is in state %c", pids[i], state);
+			return false;
+		}
+	}
+	return n >= 0;
+}
+
+/*
+ * One round: slow forkers fork while the job is signalled.  A handled
+ * SIGUSR1 or SIGTERM must reach every process, the children forked during
+ * the kill included, so that all exit and the job ends; SIGSTOP must stop
+ * every one of them.
+ */
+static void kill_slow_forks(int sig)
+{
+	struct job_leader job;
+	struct report waited;
+	int waiter_fd, status;
+	pid_t waiter;
+
+	if (!start_job_ok(&job, start_slow_forkers, NULL))
+		return;
+	/* Kill while the forkers are busy forking, past their first children. */
+	for (int ms = 0; ms < REPORT_TIMEOUT_MS * (slow ? SLOW_FACTOR : 1) &&
+	     job_getpidcnt(job.jid) < 1 + SLOW_FORKERS * 5; ms += 2)
+		sleep_ms(2);
+	if (sig == SIGSTOP) {
+		expect(job_killjid(job.jid, SIGSTOP) == 0, "killjid(SIGSTOP): %m");
+		expect(job_all_stopped(job.jid),
+		       "a process forked during SIGSTOP still runs");
+		expect(job_killjid(job.jid, SIGCONT) == 0, "killjid(SIGCONT): %m");
+		sig = SIGUSR1;
+	}
+	waiter = spawn_waiter(job.jid, &waiter_fd,
+			      2 * REPORT_TIMEOUT_MS / 1000 * (slow ? SLOW_FACTOR : 1));
+	if (!expect(waiter > 0, "waiter: %m"))
+		goto out;
+	/* The leader is released by SIGUSR1 too; SIGTERM kills it. */
+	expect(job_killjid(job.jid, sig) == 0, "killjid(%s): %m", sigabbrev_np(sig));
+	status = reap_until(waiter);
+	expect(exited_with(status, 0) && receive_report(waiter_fd, &waited),
+	       "%s did not reach every process: the job did not end (%d left)",
+	       sigabbrev_np(sig), job_getpidcnt(job.jid));
+	close(waiter_fd);
+out:
+	end_job(&job);
+}
+
+static void test_slow_forks_sigusr1(void)
+{
+	for (int i = 0; i < SLOW_FORK_ROUNDS; i++)
+		kill_slow_forks(SIGUSR1);
+}
+
+static void test_slow_forks_sigterm(void)
+{
+	for (int i = 0; i < SLOW_FORK_ROUNDS; i++)
+		kill_slow_forks(SIGTERM);
+}
+
+static void test_slow_forks_sigstop(void)
+{
+	for (int i = 0; i < SLOW_FORK_ROUNDS; i++)
+		kill_slow_forks(SIGSTOP);
+}
+
+/* The number of threads of @pid (its io_uring workers included). */
+static int thread_count(pid_t pid)
+{
+	char path[64], line[128];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+#define THREAD_RING		16
+#define THREAD_MOVE_ROUNDS	200
+
+/* Shared between the test and a process whose threads keep changing. */
+struct thread_churn {
+	int hold;		/* the test asks the spawner to pause */
+	int held;		/* the spawner has paused, its threads settled */
+	int stop;
+};
+
+static void *wait_to_retire(void *retire)
+{
+	while (!__atomic_load_n((int *)retire, __ATOMIC_ACQUIRE))
+		sleep_ms(1);
+	return NULL;
+}
+
+/*
+ * Keeps THREAD_RING threads alive, replacing the oldest by a new one again
+ * and again, so that threads are created by threads while the test moves
+ * the process; pauses when asked.
+ */
+static void *spawn_threads(void *arg)
+{
+	struct thread_churn *churn = arg;
+	pthread_t ring[THREAD_RING];
+	int retire[THREAD_RING] = { 0 };
+	pthread_attr_t attr;
+	unsigned long n = 0;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 << 10);
+	while (!__atomic_load_n(&churn->stop, __ATOMIC_ACQUIRE)) {
+		int slot = n % THREAD_RING;
+
+		if (__atomic_load_n(&churn->hold, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&churn->held, 1, __ATOMIC_RELEASE);
+			sleep_ms(1);
+			continue;
+		}
+		__atomic_store_n(&churn->held, 0, __ATOMIC_RELEASE);
+		if (n >= THREAD_RING) {
+			__atomic_store_n(&retire[slot], 1, __ATOMIC_RELEASE);
+			pthread_join(ring[slot], NULL);
+			retire[slot] = 0;
+		}
+		if (pthread_create(&ring[slot], &attr, wait_to_retire, &retire[slot]))
+			_exit(3);
+		n++;
+	}
+	return NULL;
+}
+
+/* Pauses the spawner and returns once its threads are settled. */
+static void hold_threads(struct thread_churn *churn, int hold)
+{
+	__atomic_store_n(&churn->hold, hold, __ATOMIC_RELEASE);
+	while (hold && !__atomic_load_n(&churn->held, __ATOMIC_ACQUIRE))
+		sleep_ms(1);
+}
+
+/* The tasks the job counts, or -1. */
+static int job_tasks(jid_t jid)
+{
+	struct job_info info;
+
+	return job_getinfo(jid, &info) < 0 ? -1 : (int)info.nr_tasks;
+}
+
+/*
+ * A process whose threads create threads all the time is attached and
+ * detached again and again: after an attach every thread is a member,
+ * after a detach none is, whatever was created during the walk.
+ */
+static void test_threads_during_moves(void)
+{
+	struct thread_churn *churn;
+	struct job_leader job;
+	int wrong_in = 0, wrong_out = 0;
+	pid_t pid;
+
+	churn = mmap(NULL, sizeof(*churn), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!expect(churn != MAP_FAILED, "mmap: %m"))
+		return;
+	pid = fork_flushed();
+	if (pid == 0) {
+		pthread_t spawner;
+
+		die_with_parent();
+		if (pthread_create(&spawner, NULL, spawn_threads, churn))
+			_exit(2);
+		pthread_join(spawner, NULL);
+		_exit(0);
+	}
+	if (!start_job_ok(&job, NULL, NULL))
+		goto out;
+	for (int round = 0; round < THREAD_MOVE_ROUNDS; round++) {
+		int threads, tasks;
+
+		if (!expect(job_attachpid(pid, job.jid) == job.jid, "attach: %m"))
+			break;
+		hold_threads(churn, 1);
+		threads = thread_count(pid);
+		tasks = job_tasks(job.jid);
+		wrong_in += tasks != threads + 1;
+		if (tasks != threads + 1 && wrong_in == 1)
+			note("after attach: %d tasks in the job, %d threads + the leader",
+			     tasks, threads);
+		hold_threads(churn, 0);
+		if (!expect(job_detachpid(pid) == job.jid, "detach: %m"))
+			break;
+		hold_threads(churn, 1);
+		tasks = job_tasks(job.jid);
+		wrong_out += tasks != 1;
+		if (tasks != 1 && wrong_out == 1)
+			note("after detach: %d tasks in the job, not just the leader",
+			     tasks);
+		hold_threads(churn, 0);
+	}
+	expect(!wrong_in, "%d of %d attaches left threads out", wrong_in,
+	       THREAD_MOVE_ROUNDS);
+	expect(!wrong_out, "%d of %d detaches left threads in", wrong_out,
+	       THREAD_MOVE_ROUNDS);
+	end_job(&job);
+out:
+	__atomic_store_n(&churn->stop, 1, __ATOMIC_RELEASE);
+	kill_ours(pid, SIGKILL);
+	wait_for(pid);
+	munmap(churn, sizeof(*churn));
+}
+
 static void test_waitjid(void)
 {
 	struct job_leader job;
@@ -1444,23 +1863,6 @@ static int start_io_uring_worker(int pipe_rd)
 	return ring;
 }
 
-/* The number of threads of @pid (its io_uring workers included). */
-static int thread_count(pid_t pid)
-{
-	char path[64], line[128];
-	int n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Threads: %d", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
 
 /*
  * A process with an io_uring worker: @create makes it create a job itself,
@@ -1529,28 +1931,6 @@ static void test_io_uring_workers(void)
 	expect(job_killjid(jid, SIGKILL) == 0, "killjid: %m");
 	expect(killed_by(creator, SIGKILL), "the creator was not killed");
 	expect(killed_by(attached, SIGKILL), "the attached process was not killed");
-}
-
-/* The state letter of /proc/PID/stat ('T' stopped), or 0. */
-static char process_state(pid_t pid)
-{
-	char path[64], buf[512], *paren, state = 0;
-	FILE *f;
-
-	for (int i = 0; i < 200; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-		f = fopen(path, "r");
-		if (!f)
-			return 0;
-		state = 0;
-		if (fgets(buf, sizeof(buf), f) && (paren = strrchr(buf, ')')))
-			state = paren[2];
-		fclose(f);
-		if (state == 'T')
-			break;
-		sleep_ms(10);
-	}
-	return state;
 }
 
 /*
@@ -1827,6 +2207,11 @@ static const struct job_test tests[] = {
 	  .nr_reports = 2 },
 	{ "kill during a fork storm (SIGKILL)", .run = test_storm_sigkill },
 	{ "kill during a fork storm (SIGTERM)", .run = test_storm_sigterm },
+	{ "membership from the instant of fork", .run = test_membership_at_fork },
+	{ "handled SIGUSR1 during slow forks", .run = test_slow_forks_sigusr1 },
+	{ "handled SIGTERM during slow forks", .run = test_slow_forks_sigterm },
+	{ "SIGSTOP and SIGCONT during slow forks", .run = test_slow_forks_sigstop },
+	{ "threads created during attach and detach", .run = test_threads_during_moves },
 	{ "waitjid wake-up and status", .run = test_waitjid },
 	{ "main thread exits before the others", .run = test_main_thread_exits },
 	{ "accounting", .run = test_accounting },
