@@ -233,32 +233,22 @@ static void read_back(FILE *file, char *buf, size_t size)
 	fclose(file);
 }
 
-/* Runs the command with args (NULL-terminated), capturing its output. */
-static void run(struct result *result, const char *name, ...)
+/* Runs the command with args, capturing its exit status and output. */
+static void run(struct result *result, int argc, char **argv)
 {
-	char *argv[16];
-	int argc = 0, saved_out, saved_err;
 	FILE *out = tmpfile(), *err = tmpfile();
-	const char *arg;
-	va_list args;
+	int saved_out, saved_err;
 
 	if (!out || !err) {
 		perror("tmpfile");
 		exit(EXIT_FAILURE);
 	}
-	argv[argc++] = strdup(name);
-	va_start(args, name);
-	while ((arg = va_arg(args, const char *)) && argc < 15)
-		argv[argc++] = strdup(arg);
-	va_end(args);
-	argv[argc] = NULL;
-
 	fflush(stdout);
 	saved_out = dup(STDOUT_FILENO);
 	saved_err = dup(STDERR_FILENO);
 	dup2(fileno(out), STDOUT_FILENO);
 	dup2(fileno(err), STDERR_FILENO);
-	result->status = run_sgi_command(name, argc, argv);
+	result->status = run_sgi_command(argv[0], argc, argv);
 	fflush(stdout);
 	dup2(saved_out, STDOUT_FILENO);
 	dup2(saved_err, STDERR_FILENO);
@@ -266,21 +256,38 @@ static void run(struct result *result, const char *name, ...)
 	close(saved_err);
 	read_back(out, result->out, sizeof(result->out));
 	read_back(err, result->err, sizeof(result->err));
-	while (argc)
-		free(argv[--argc]);
 }
 
-static void expect(const char *name, const struct result *result,
-		   int status, const char *out, const char *err)
+/*
+ * One golden case: the command (then its arguments, up to a NULL) must
+ * exit with status and print exactly out and err.
+ */
+static void golden(const char *name, int status, const char *out,
+		   const char *err, const char *command, ...)
 {
-	bool ok = result->status == status && !strcmp(result->out, out) &&
-		  !strcmp(result->err, err);
+	struct result result;
+	char *argv[16];
+	const char *arg = command;
+	int argc = 0;
+	va_list args;
+	bool ok;
 
+	va_start(args, command);
+	for (; arg && argc < 15; arg = va_arg(args, const char *))
+		argv[argc++] = strdup(arg);	/* getopt() may permute them */
+	va_end(args);
+	argv[argc] = NULL;
+	run(&result, argc, argv);
+	while (argc)
+		free(argv[--argc]);
+
+	ok = result.status == status && !strcmp(result.out, out) &&
+	     !strcmp(result.err, err);
 	CHECK(name, ok);
 	if (!ok)
 		printf("  status %d (expected %d)\n  stdout:\n%s  expected:\n%s"
-		       "  stderr:\n%s  expected:\n%s", result->status, status,
-		       result->out, out, result->err, err);
+		       "  stderr:\n%s  expected:\n%s", result.status, status,
+		       result.out, out, result.err, err);
 }
 
 /* A sleeper with the given argv[0], once it runs sleep. */
@@ -317,7 +324,6 @@ static void two_jobs(void)
 static void test_jstat(void)
 {
 	char row1[128], row2[128], prow1[128], prow2[128], out[1024];
-	struct result r;
 
 	snprintf(row1, sizeof(row1), "0xab00000000000001 root         %s\n",
 		 LONG_ARGV0_CUT);
@@ -332,141 +338,138 @@ static void test_jstat(void)
 
 	two_jobs();
 	fake_own_jid = JID1;
-	run(&r, "jstat", NULL);
 	snprintf(out, sizeof(out), HEADER "%s", row1);
-	expect("jstat: the caller's job", &r, 0, out, "");
-	run(&r, "jstat", "extra", "operands", NULL);
-	expect("jstat: operands are ignored", &r, 0, out, "");
-	run(&r, "jstat", "-j", "0", NULL);
-	expect("jstat -j 0: the caller's job", &r, 0, out, "");
-	run(&r, "jstat", "-p", NULL);
+	golden("jstat: the caller's job", 0, out, "",
+	       "jstat", NULL);
+	golden("jstat: operands are ignored", 0, out, "",
+	       "jstat", "extra", "operands", NULL);
+	golden("jstat -j 0: the caller's job", 0, out, "",
+	       "jstat", "-j", "0", NULL);
 	snprintf(out, sizeof(out), PID_HEADER "%s", prow1);
-	expect("jstat -p: a row a process", &r, 0, out, "");
-	run(&r, "jstat", "-l", NULL);
-	expect("jstat -l: the header only", &r, 0, HEADER, "");
-	run(&r, "jstat", "-l", "-p", NULL);
+	golden("jstat -p: a row a process", 0, out, "",
+	       "jstat", "-p", NULL);
+	golden("jstat -l: the header only", 0, HEADER, "",
+	       "jstat", "-l", NULL);
 	snprintf(out, sizeof(out), PID_HEADER "%s", prow1);
-	expect("jstat -l -p: the processes", &r, 0, out, "");
+	golden("jstat -l -p: the processes", 0, out, "",
+	       "jstat", "-l", "-p", NULL);
 
 	fake_own_jid = 0;
-	run(&r, "jstat", NULL);
-	expect("jstat outside a job", &r, 0, HEADER "Not attached to any job\n",
-	       "");
-	run(&r, "jstat", "-p", NULL);
-	expect("jstat -p outside a job", &r, 0,
-	       PID_HEADER "Not attached to any job\n", "");
+	golden("jstat outside a job", 0, HEADER "Not attached to any job\n",
+	       "",
+	       "jstat", NULL);
+	golden("jstat -p outside a job", 0,
+	       PID_HEADER "Not attached to any job\n", "",
+	       "jstat", "-p", NULL);
 
-	run(&r, "jstat", "-j", "0xab00000000000002", NULL);
 	snprintf(out, sizeof(out), HEADER "%s", row2);
-	expect("jstat -j: a uid without a name", &r, 0, out, "");
-	run(&r, "jstat", "-j", "ab00000000000002", NULL);
-	expect("jstat -j: 0x is optional", &r, 0, out, "");
-	run(&r, "jstat", "-j", "0xdead", NULL);
-	expect("jstat -j: no such job", &r, 1, HEADER, "No such job\n");
-	run(&r, "jstat", "-j", "zz", NULL);
-	expect("jstat -j: not a JID", &r, 1, "",
-	       "jstat: 'zz' is not a JID (hex, e.g. 0xab00000000000001)\n");
+	golden("jstat -j: a uid without a name", 0, out, "",
+	       "jstat", "-j", "0xab00000000000002", NULL);
+	golden("jstat -j: 0x is optional", 0, out, "",
+	       "jstat", "-j", "ab00000000000002", NULL);
+	golden("jstat -j: no such job", 1, HEADER, "No such job\n",
+	       "jstat", "-j", "0xdead", NULL);
+	golden("jstat -j: not a JID", 1, "",
+	       "jstat: 'zz' is not a JID (hex, e.g. 0xab00000000000001)\n",
+	       "jstat", "-j", "zz", NULL);
 
 	fake_add(JID_GONE, 0, sleeper_long, 0, true);
-	run(&r, "jstat", "-a", NULL);
 	snprintf(out, sizeof(out), HEADER "%s%s", row1, row2);
-	expect("jstat -a: an ended job is left out", &r, 0, out, "");
-	run(&r, "jstat", "-a", "-p", NULL);
+	golden("jstat -a: an ended job is left out", 0, out, "",
+	       "jstat", "-a", NULL);
 	snprintf(out, sizeof(out), PID_HEADER "%s%s", prow1, prow2);
-	expect("jstat -a -p", &r, 0, out, "");
-	run(&r, "jstat", "-a", "-l", NULL);
-	expect("jstat -a -l", &r, 0, HEADER, "");
+	golden("jstat -a -p", 0, out, "",
+	       "jstat", "-a", "-p", NULL);
+	golden("jstat -a -l", 0, HEADER, "",
+	       "jstat", "-a", "-l", NULL);
 
 	fake_reset();
-	run(&r, "jstat", "-a", NULL);
-	expect("jstat -a without jobs", &r, 0, HEADER "<No JIDs found>\n", "");
-	run(&r, "jstat", "-a", "-p", NULL);
-	expect("jstat -a -p without jobs", &r, 0,
-	       PID_HEADER "<No JIDs found>\n", "");
+	golden("jstat -a without jobs", 0, HEADER "<No JIDs found>\n", "",
+	       "jstat", "-a", NULL);
+	golden("jstat -a -p without jobs", 0,
+	       PID_HEADER "<No JIDs found>\n", "",
+	       "jstat", "-a", "-p", NULL);
 
-	run(&r, "jstat", "-h", NULL);
-	expect("jstat -h", &r, 0, "",
-	       "Usage: jstat [-a | -j job_id] [-l] [-p] [h]\n");
-	run(&r, "jstat", "-x", NULL);
-	expect("jstat -x", &r, 1, "",
+	golden("jstat -h", 0, "",
+	       "Usage: jstat [-a | -j job_id] [-l] [-p] [h]\n",
+	       "jstat", "-h", NULL);
+	golden("jstat -x", 1, "",
 	       "jstat: invalid option -- 'x'\n"
-	       "Usage: jstat [-a | -j job_id] [-l] [-p] [h]\n");
-	run(&r, "jstat", "-a", "-j", "1", NULL);
-	expect("jstat -a -j", &r, 1, "",
-	       "Usage: jstat [-a | -j job_id] [-l] [-p] [h]\n");
-	run(&r, "jstat", "-j", "1", "-a", NULL);
-	expect("jstat -j -a", &r, 1, "",
-	       "Usage: jstat [-a | -j job_id] [-l] [-p] [h]\n");
-	run(&r, "jstat", "-x", "-y", "-h", NULL);
-	expect("jstat -x -y -h: getopt runs once after an error", &r, 1, "",
+	       "Usage: jstat [-a | -j job_id] [-l] [-p] [h]\n",
+	       "jstat", "-x", NULL);
+	golden("jstat -a -j", 1, "",
+	       "Usage: jstat [-a | -j job_id] [-l] [-p] [h]\n",
+	       "jstat", "-a", "-j", "1", NULL);
+	golden("jstat -j -a", 1, "",
+	       "Usage: jstat [-a | -j job_id] [-l] [-p] [h]\n",
+	       "jstat", "-j", "1", "-a", NULL);
+	golden("jstat -x -y -h: getopt runs once after an error", 1, "",
 	       "jstat: invalid option -- 'x'\n"
 	       "jstat: invalid option -- 'y'\n"
-	       "Usage: jstat [-a | -j job_id] [-l] [-p] [h]\n");
-	run(&r, "jstat", "-j", NULL);
-	expect("jstat -j without a value", &r, 1, "",
+	       "Usage: jstat [-a | -j job_id] [-l] [-p] [h]\n",
+	       "jstat", "-x", "-y", "-h", NULL);
+	golden("jstat -j without a value", 1, "",
 	       "jstat: option requires an argument -- 'j'\n"
-	       "Usage: jstat [-a | -j job_id] [-l] [-p] [h]\n");
+	       "Usage: jstat [-a | -j job_id] [-l] [-p] [h]\n",
+	       "jstat", "-j", NULL);
 
 	fake_errno = ENOSYS;
-	run(&r, "jstat", NULL);
-	expect("jstat without the module", &r, 1, HEADER, NO_MODULE);
-	run(&r, "jstat", "-a", NULL);
-	expect("jstat -a without the module", &r, 1, "", NO_MODULE);
+	golden("jstat without the module", 1, HEADER, NO_MODULE,
+	       "jstat", NULL);
+	golden("jstat -a without the module", 1, "", NO_MODULE,
+	       "jstat", "-a", NULL);
 	fake_errno = EIO;
-	run(&r, "jstat", NULL);
-	expect("jstat: another error", &r, 1, HEADER,
-	       "job_getjid: Input/output error\n");
+	golden("jstat: another error", 1, HEADER,
+	       "job_getjid: Input/output error\n",
+	       "jstat", NULL);
 }
 
 static void test_jkill(void)
 {
-	struct result r;
-
 	two_jobs();
-	run(&r, "jkill", NULL);
-	expect("jkill without a JID: nothing", &r, 0, "", "");
-	run(&r, "jkill", "-0", NULL);
-	expect("jkill -0 without a JID: nothing", &r, 0, "", "");
+	golden("jkill without a JID: nothing", 0, "", "",
+	       "jkill", NULL);
+	golden("jkill -0 without a JID: nothing", 0, "", "",
+	       "jkill", "-0", NULL);
 	CHECK("jkill without a JID signals nothing", !fake_log[0]);
 
-	run(&r, "jkill", "0xab00000000000001", "ab00000000000002", NULL);
-	expect("jkill: SIGTERM, a line a job", &r, 0,
+	golden("jkill: SIGTERM, a line a job", 0,
 	       "Processes in job[0xab00000000000001] sent signal 15.\n"
-	       "Processes in job[0xab00000000000002] sent signal 15.\n", "");
+	       "Processes in job[0xab00000000000002] sent signal 15.\n", "",
+	       "jkill", "0xab00000000000001", "ab00000000000002", NULL);
 	CHECK("jkill: both jobs got SIGTERM", !strcmp(fake_log,
 	      "kill ab00000000000001 15;kill ab00000000000002 15;"));
 
 	fake_log[0] = '\0';
-	run(&r, "jkill", "-9", "0xab00000000000001", "0xdead",
-	    "0xab00000000000002", NULL);
-	expect("jkill A BAD B: stops at BAD", &r, 1,
+	golden("jkill A BAD B: stops at BAD", 1,
 	       "Processes in job[0xab00000000000001] sent signal 9.\n",
-	       "No such job\n");
+	       "No such job\n",
+	       "jkill", "-9", "0xab00000000000001", "0xdead",
+	    "0xab00000000000002", NULL);
 	CHECK("jkill A BAD B: B not signalled",
 	      !strcmp(fake_log, "kill ab00000000000001 9;"));
 
 	fake_log[0] = '\0';
-	run(&r, "jkill", "-SIGkill", "-hup", "-IOT", "-cld", "-POLL",
+	golden("jkill: the last of several names counts", 0,
+	       "Processes in job[0xab00000000000001] sent signal 29.\n", "",
+	       "jkill", "-SIGkill", "-hup", "-IOT", "-cld", "-POLL",
 	    "0xab00000000000001", NULL);
-	expect("jkill: the last of several names counts", &r, 0,
-	       "Processes in job[0xab00000000000001] sent signal 29.\n", "");
-	run(&r, "jkill", "-usr1", "0xab00000000000001", "zz", NULL);
-	expect("jkill: a bad JID signals none", &r, 1, "",
-	       "jkill: 'zz' is not a JID (hex, e.g. 0xab00000000000001)\n");
+	golden("jkill: a bad JID signals none", 1, "",
+	       "jkill: 'zz' is not a JID (hex, e.g. 0xab00000000000001)\n",
+	       "jkill", "-usr1", "0xab00000000000001", "zz", NULL);
 	CHECK("jkill: names and a bad JID",
 	      !strcmp(fake_log, "kill ab00000000000001 29;"));
-	run(&r, "jkill", "-9x", "0xab00000000000001", NULL);
-	expect("jkill -9x", &r, 1, "",
-	       "jkill: '9x' is not a signal (a number or a name, see jkill -l)\n");
-	run(&r, "jkill", "-FOO", "0xab00000000000001", NULL);
-	expect("jkill -FOO", &r, 1, "",
-	       "usage: jkill [-l | [ [-signal] jid ... ] ]\n");
-	run(&r, "jkill", "-l", "0xab00000000000001", NULL);
-	expect("jkill -l with a JID", &r, 1, "",
-	       "usage: jkill [-l | [ [-signal] jid ... ] ]\n");
+	golden("jkill -9x", 1, "",
+	       "jkill: '9x' is not a signal (a number or a name, see jkill -l)\n",
+	       "jkill", "-9x", "0xab00000000000001", NULL);
+	golden("jkill -FOO", 1, "",
+	       "usage: jkill [-l | [ [-signal] jid ... ] ]\n",
+	       "jkill", "-FOO", "0xab00000000000001", NULL);
+	golden("jkill -l with a JID", 1, "",
+	       "usage: jkill [-l | [ [-signal] jid ... ] ]\n",
+	       "jkill", "-l", "0xab00000000000001", NULL);
 
-	run(&r, "jkill", "-l", NULL);
-	expect("jkill -l", &r, 0,
+	golden("jkill -l", 0,
 	       "SIGHUP    [ 1]      SIGINT    [ 2]      SIGQUIT   [ 3]      SIGILL    [ 4]\n"
 	       "SIGABRT   [ 6]      SIGFPE    [ 8]      SIGKILL   [ 9]      SIGSEGV   [11]\n"
 	       "SIGPIPE   [13]      SIGALRM   [14]      SIGTERM   [15]      SIGUSR1   [10]\n"
@@ -475,118 +478,113 @@ static void test_jkill(void)
 	       "SIGIOT    [ 6]      SIGBUS    [ 7]      SIGSYS    [31]      SIGSTKFLT [16]\n"
 	       "SIGURG    [23]      SIGIO     [29]      SIGPOLL   [29]      SIGCLD    [17]\n"
 	       "SIGXCPU   [24]      SIGXFSZ   [25]      SIGVTALRM [26]      SIGPROF   [27]\n"
-	       "SIGPWR    [30]      SIGWINCH  [28]      \n", "");
+	       "SIGPWR    [30]      SIGWINCH  [28]      \n", "",
+	       "jkill", "-l", NULL);
 
 	fake_errno = EPERM;
-	run(&r, "jkill", "0xab00000000000001", NULL);
-	expect("jkill: not the owner", &r, 1, "",
-	       "job_killjid: Operation not permitted\n");
+	golden("jkill: not the owner", 1, "",
+	       "job_killjid: Operation not permitted\n",
+	       "jkill", "0xab00000000000001", NULL);
 }
 
 static void test_jwait(void)
 {
-	struct result r;
-
 	two_jobs();
 	fake_add(JID_GONE, 0, sleeper_long, 0, false);
-	run(&r, "jwait", "0xab00000000000001", NULL);
-	expect("jwait: exit 3", &r, 0,
+	golden("jwait: exit 3", 0,
 	       "job[0xab00000000000001] exit status: 0x300.\n"
-	       "\tExit detected with exit status: 0x3 or 3\n", "");
-	run(&r, "jwait", "ab00000000000002", NULL);
-	expect("jwait: SIGKILL", &r, 0,
+	       "\tExit detected with exit status: 0x3 or 3\n", "",
+	       "jwait", "0xab00000000000001", NULL);
+	golden("jwait: SIGKILL", 0,
 	       "job[0xab00000000000002] exit status: 0x9.\n"
-	       "\tSignal detected with signal: 9\n", "");
-	run(&r, "jwait", "0xab00000000000003", NULL);
-	expect("jwait: exit 0", &r, 0,
+	       "\tSignal detected with signal: 9\n", "",
+	       "jwait", "ab00000000000002", NULL);
+	golden("jwait: exit 0", 0,
 	       "job[0xab00000000000003] exit status: 0.\n"
-	       "\tExit detected with exit status: 0 or 0\n", "");
-	run(&r, "jwait", "0xdead", NULL);
-	expect("jwait: no such job", &r, 1, "", "No such job\n");
-	run(&r, "jwait", NULL);
-	expect("jwait without a JID", &r, 1, "",
-	       "Usage: waitjid jid-hex-value\n");
-	run(&r, "jwait", "1", "2", NULL);
-	expect("jwait with two JIDs", &r, 1, "",
-	       "Usage: waitjid jid-hex-value\n");
-	run(&r, "jwait", "-1", NULL);
-	expect("jwait: not a JID", &r, 1, "",
-	       "jwait: '-1' is not a JID (hex, e.g. 0xab00000000000001)\n");
+	       "\tExit detected with exit status: 0 or 0\n", "",
+	       "jwait", "0xab00000000000003", NULL);
+	golden("jwait: no such job", 1, "", "No such job\n",
+	       "jwait", "0xdead", NULL);
+	golden("jwait without a JID", 1, "",
+	       "Usage: waitjid jid-hex-value\n",
+	       "jwait", NULL);
+	golden("jwait with two JIDs", 1, "",
+	       "Usage: waitjid jid-hex-value\n",
+	       "jwait", "1", "2", NULL);
+	golden("jwait: not a JID", 1, "",
+	       "jwait: '-1' is not a JID (hex, e.g. 0xab00000000000001)\n",
+	       "jwait", "-1", NULL);
 	fake_errno = EINTR;
-	run(&r, "jwait", "0xab00000000000001", NULL);
-	expect("jwait: interrupted", &r, 1, "",
-	       "job_waitjid: Interrupted system call\n");
+	golden("jwait: interrupted", 1, "",
+	       "job_waitjid: Interrupted system call\n",
+	       "jwait", "0xab00000000000001", NULL);
 }
 
 static void test_jattach_jdetach(void)
 {
-	struct result r;
-
 	two_jobs();
-	run(&r, "jattach", "42", "0xab00000000000001", NULL);
-	expect("jattach", &r, 0, "", "");
-	run(&r, "jattach", "42", "0xdead", NULL);
-	expect("jattach: no such job", &r, 255, "", "No such job\n");
-	run(&r, "jattach", "42", NULL);
-	expect("jattach without a JID", &r, 1, "",
-	       "Usage: jattach pid jid-hex-value\n");
-	run(&r, "jattach", "4x2", "0xab00000000000001", NULL);
-	expect("jattach: not a pid", &r, 1, "",
-	       "jattach: '4x2' is not a process id (a positive decimal number)\n");
+	golden("jattach", 0, "", "",
+	       "jattach", "42", "0xab00000000000001", NULL);
+	golden("jattach: no such job", 255, "", "No such job\n",
+	       "jattach", "42", "0xdead", NULL);
+	golden("jattach without a JID", 1, "",
+	       "Usage: jattach pid jid-hex-value\n",
+	       "jattach", "42", NULL);
+	golden("jattach: not a pid", 1, "",
+	       "jattach: '4x2' is not a process id (a positive decimal number)\n",
+	       "jattach", "4x2", "0xab00000000000001", NULL);
 	fake_errno = EINVAL;
-	run(&r, "jattach", "42", "0xab00000000000001", NULL);
-	expect("jattach: already in a job", &r, 255, "",
-	       "job_attachpid: Invalid argument\n");
+	golden("jattach: already in a job", 255, "",
+	       "job_attachpid: Invalid argument\n",
+	       "jattach", "42", "0xab00000000000001", NULL);
 	fake_errno = 0;
 
-	run(&r, "jdetach", "-p", "99999999", NULL);
-	expect("jdetach -p: not in a job", &r, 1, "", "Not part of a job\n");
-	run(&r, "jdetach", "-j", "0xdead", NULL);
-	expect("jdetach -j: no such job", &r, 1, "", "No such job\n");
-	run(&r, "jdetach", "-j", "ab00000000000002", "-p", "1", NULL);
-	expect("jdetach -j: only the first option counts", &r, 0, "", "");
-	run(&r, "jdetach", "-p", "0", NULL);
-	expect("jdetach -p 0", &r, 1, "", "Invalid PID or JID value\n");
-	run(&r, "jdetach", "-j", "zz", NULL);
-	expect("jdetach -j zz", &r, 1, "", "Invalid PID or JID value\n");
-	run(&r, "jdetach", NULL);
-	expect("jdetach without an option", &r, 1, "",
-	       "Usage: jdetach -p <PID> | -j <JID>\n");
-	run(&r, "jdetach", "-x", NULL);
-	expect("jdetach -x", &r, 1, "",
+	golden("jdetach -p: not in a job", 1, "", "Not part of a job\n",
+	       "jdetach", "-p", "99999999", NULL);
+	golden("jdetach -j: no such job", 1, "", "No such job\n",
+	       "jdetach", "-j", "0xdead", NULL);
+	golden("jdetach -j: only the first option counts", 0, "", "",
+	       "jdetach", "-j", "ab00000000000002", "-p", "1", NULL);
+	golden("jdetach -p 0", 1, "", "Invalid PID or JID value\n",
+	       "jdetach", "-p", "0", NULL);
+	golden("jdetach -j zz", 1, "", "Invalid PID or JID value\n",
+	       "jdetach", "-j", "zz", NULL);
+	golden("jdetach without an option", 1, "",
+	       "Usage: jdetach -p <PID> | -j <JID>\n",
+	       "jdetach", NULL);
+	golden("jdetach -x", 1, "",
 	       "jdetach: invalid option -- 'x'\n"
-	       "Usage: jdetach -p <PID> | -j <JID>\n");
+	       "Usage: jdetach -p <PID> | -j <JID>\n",
+	       "jdetach", "-x", NULL);
 	CHECK("jattach and jdetach did what they said", !strcmp(fake_log,
 	      "attach 42 ab00000000000001;detach ab00000000000002;"));
 	fake_errno = EPERM;
-	run(&r, "jdetach", "-p", "42", NULL);
-	expect("jdetach: not privileged", &r, 1, "",
-	       "job_detachpid: Operation not permitted\n");
+	golden("jdetach: not privileged", 1, "",
+	       "job_detachpid: Operation not permitted\n",
+	       "jdetach", "-p", "42", NULL);
 }
 
 static void test_jsethid(void)
 {
-	struct result r;
-
 	fake_reset();
-	run(&r, "jsethid", "0x2a", NULL);
-	expect("jsethid", &r, 0, "", "");
-	run(&r, "jsethid", "zz", NULL);
-	expect("jsethid: not hex", &r, 1, "",
-	       "jsethid: 'zz' is not a host id (32-bit hex, e.g. 0xab000000)\n");
-	run(&r, "jsethid", "1", "2", NULL);
-	expect("jsethid with two values", &r, 1, "",
-	       "Usage: jsethid [hex-value]\n");
+	golden("jsethid", 0, "", "",
+	       "jsethid", "0x2a", NULL);
+	golden("jsethid: not hex", 1, "",
+	       "jsethid: 'zz' is not a host id (32-bit hex, e.g. 0xab000000)\n",
+	       "jsethid", "zz", NULL);
+	golden("jsethid with two values", 1, "",
+	       "Usage: jsethid [hex-value]\n",
+	       "jsethid", "1", "2", NULL);
 	CHECK("jsethid set 0x2a only", !strcmp(fake_log, "sethid 2a;"));
 	fake_errno = ENOSYS;
-	run(&r, "jsethid", "ffffffff", NULL);
-	expect("jsethid ffffffff without the module", &r, 0, "", "");
-	run(&r, "jsethid", "2a", NULL);
-	expect("jsethid without the module", &r, 1, "", NO_MODULE);
+	golden("jsethid ffffffff without the module", 0, "", "",
+	       "jsethid", "ffffffff", NULL);
+	golden("jsethid without the module", 1, "", NO_MODULE,
+	       "jsethid", "2a", NULL);
 	fake_errno = EPERM;
-	run(&r, "jsethid", "2a", NULL);
-	expect("jsethid: not privileged", &r, 1, "",
-	       "job_sethid: Operation not permitted\n");
+	golden("jsethid: not privileged", 1, "",
+	       "job_sethid: Operation not permitted\n",
+	       "jsethid", "2a", NULL);
 }
 
 int main(void)
