@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -301,6 +302,7 @@ static pid_t spawn_sleeper(const char *argv0)
 		exit(EXIT_FAILURE);
 	}
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* gone with the test */
 		execl("/bin/sleep", argv0, "600", (char *)NULL);
 		_exit(127);
 	}
