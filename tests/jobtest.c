@@ -2169,6 +2169,14 @@ static void test_unknown_requests(void)
 	}
 }
 
+/* SGI's later call to start or stop CSA's daemon: there is none here. */
+static void test_runcsa(void)
+{
+	expect_error(job_runcsa(1), EOPNOTSUPP);
+	expect_error(job_runcsa(0), EOPNOTSUPP);
+	expect_error(job_runcsa(2), EINVAL);
+}
+
 /* --- runner --- */
 
 struct job_test {
@@ -2223,6 +2231,7 @@ static const struct job_test tests[] = {
 	{ "bad input: pointers", .run = test_bad_pointers },
 	{ "bad input: short buffers", .run = test_short_buffers },
 	{ "bad input: unknown requests", .run = test_unknown_requests },
+	{ "job_runcsa: no CSA daemon", .run = test_runcsa },
 };
 
 static void check_escape(const struct job_test *t)

@@ -33,6 +33,12 @@ int job_sethid(unsigned int hid);	/* 0 on success */
 int job_detachjid(jid_t jid);		/* how many processes were detached */
 jid_t job_detachpid(pid_t pid);		/* the JID the process was in */
 jid_t job_attachpid(pid_t pid, jid_t jid_requested);
+/*
+ * SGI's later library: starts (1) or stops (0) the CSA daemon.  job.ko has
+ * none, it keeps the accounting itself: always -1, EOPNOTSUPP (or EINVAL,
+ * ENOSYS); see job_runcsa(3).
+ */
+int job_runcsa(int run);
 
 #ifdef JOB_IRIX_COMPAT
 #define getjid()		job_getjid(getpid())

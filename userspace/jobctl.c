@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * jobctl: manage job containers.  Also SGI's commands jstat, jkill, jwait,
- * jattach, jdetach and jsethid when called by those names (symlinks): each
- * is a thin front end over the same operations as the jobctl subcommands.
+ * jattach, jdetach and jsethid when called by those names (symlinks), with
+ * SGI's own output, messages and exit codes (sgi_commands.c).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -20,6 +18,8 @@
 #include "job.h"
 #include "../include/uapi/job.h"
 #include "job_keyring.h"
+#include "job_query.h"
+#include "sgi_commands.h"
 #include "jobctl_util.h"
 
 #define EXIT_USAGE 2
@@ -30,8 +30,7 @@
 #define CMDLINE_MAX 4096
 
 struct command {
-	const char *name;	/* jobctl's subcommand, NULL for jstat */
-	const char *sgi_name;	/* SGI's command doing the same, or NULL */
+	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *synopsis;
 	const char *description;
@@ -167,60 +166,6 @@ static void option_error(char **argv, int option)
 	usage_error("unknown option '%s'", argv[optind - 1]);
 }
 
-/*
- * Looks a user up in /etc/passwd, by name when name is given, else by *uid.
- * fgetpwent() rather than getpwnam(): the static jobctl runs in initramfs
- * images that have no NSS modules for glibc to load.
- */
-static bool find_user(const char *name, uid_t *uid, char *name_buf,
-		      size_t size)
-{
-	FILE *passwd = fopen("/etc/passwd", "re");
-	struct passwd *entry;
-	bool found = false;
-
-	if (!passwd)
-		return false;
-	while (!found && (entry = fgetpwent(passwd))) {
-		if (name ? strcmp(entry->pw_name, name) : entry->pw_uid != *uid)
-			continue;
-		*uid = entry->pw_uid;
-		if (name_buf)
-			snprintf(name_buf, size, "%s", entry->pw_name);
-		found = true;
-	}
-	fclose(passwd);
-	return found;
-}
-
-static void format_user(uid_t uid, char *buf, size_t size)
-{
-	if (!find_user(NULL, &uid, buf, size))
-		snprintf(buf, size, "%u", (unsigned int)uid);
-}
-
-/* Reads /proc/PID/NAME into buf, NUL-terminated; returns its length or 0. */
-static size_t read_proc_file(pid_t pid, const char *name, char *buf,
-			     size_t size)
-{
-	char path[64];
-	ssize_t length;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		buf[0] = '\0';
-		return 0;
-	}
-	length = read(fd, buf, size - 1);
-	close(fd);
-	if (length < 0)
-		length = 0;
-	buf[length] = '\0';
-	return (size_t)length;
-}
-
 /* The process name, "-" if the process is gone. */
 static void read_comm(pid_t pid, char *buf, size_t size)
 {
@@ -250,60 +195,9 @@ static void read_cmdline(pid_t pid, char *buf, size_t size)
 	}
 }
 
-static int count_jobs(jid_t unused)
-{
-	(void)unused;
-	return job_getjidcnt();
-}
-
-static int list_jobs(jid_t unused, void *buf, int bufsize)
-{
-	(void)unused;
-	return job_getjidlist(buf, bufsize);
-}
-
-static int list_pids(jid_t jid, void *buf, int bufsize)
-{
-	return job_getpidlist(jid, buf, bufsize);
-}
-
-/*
- * Fetches a list that can grow between counting and listing: a full buffer
- * may have been truncated, so it is fetched again with more room.  Returns a
- * malloc()ed array of *length entries, or NULL with errno set.
- */
-static void *fetch_list(jid_t jid, size_t entry_size,
-			int (*count)(jid_t), int (*list)(jid_t, void *, int),
-			int *length)
-{
-	int capacity = count(jid);
-	void *entries = NULL, *larger;
-
-	*length = 0;
-	if (capacity < 0)
-		return NULL;
-	for (capacity += 16; capacity <= INT32_MAX / 2 / (int)entry_size;
-	     capacity *= 2) {
-		larger = realloc(entries, capacity * entry_size);
-		if (!larger)
-			break;
-		entries = larger;
-		*length = list(jid, entries, capacity * (int)entry_size);
-		if (*length < 0)
-			break;
-		if (*length < capacity)
-			return entries;
-	}
-	if (*length >= 0)
-		errno = ENOMEM;
-	free(entries);
-	return NULL;
-}
-
 static jid_t *fetch_jobs(int *length)
 {
-	jid_t *jids = fetch_list(0, sizeof(jid_t), count_jobs, list_jobs,
-				 length);
+	jid_t *jids = list_all_jobs(length);
 
 	if (!jids)
 		die_job_error("listing jobs", 0, 0);
@@ -312,8 +206,7 @@ static jid_t *fetch_jobs(int *length)
 
 static pid_t *fetch_pids(jid_t jid, int *length)
 {
-	pid_t *pids = fetch_list(jid, sizeof(pid_t), job_getpidcnt, list_pids,
-				 length);
+	pid_t *pids = list_job_pids(jid, length);
 
 	if (!pids)
 		die_job_error("listing a job's processes", jid, 0);
@@ -368,15 +261,14 @@ static void print_job_json(const struct job_info *info)
 	putchar('}');
 }
 
-/* One pid a line, or all on the current line after a space each. */
-static void print_pid_list(jid_t jid, bool one_per_line)
+static void print_pid_list(jid_t jid)
 {
 	pid_t *pids;
 	int length, i;
 
 	pids = fetch_pids(jid, &length);
 	for (i = 0; i < length; i++)
-		printf(one_per_line ? "%d\n" : " %d", pids[i]);
+		printf("%d\n", pids[i]);
 	free(pids);
 }
 
@@ -468,12 +360,10 @@ static bool show_job(jid_t jid)
 enum list_style {
 	LIST_TABLE,
 	LIST_JSON,
-	LIST_LONG,	/* show_job() for each */
 };
 
 /* Lists the given jobs, skipping those that ended meanwhile. */
-static void list_jobs_as(const jid_t *jids, int length, enum list_style style,
-			 bool with_pids)
+static void list_jobs_as(const jid_t *jids, int length, enum list_style style)
 {
 	struct job_info info;
 	bool first = true;
@@ -484,12 +374,6 @@ static void list_jobs_as(const jid_t *jids, int length, enum list_style style,
 	else if (style == LIST_JSON)
 		putchar('[');
 	for (i = 0; i < length; i++) {
-		if (style == LIST_LONG) {
-			if (!first)
-				putchar('\n');
-			first = !show_job(jids[i]) && first;
-			continue;
-		}
 		if (!get_info(jids[i], &info))
 			continue;
 		if (style == LIST_JSON) {
@@ -497,11 +381,6 @@ static void list_jobs_as(const jid_t *jids, int length, enum list_style style,
 			print_job_json(&info);
 		} else {
 			print_job_row(&info);
-		}
-		if (with_pids) {
-			printf("  pids:");
-			print_pid_list(jids[i], false);
-			putchar('\n');
 		}
 		first = false;
 	}
@@ -526,54 +405,8 @@ static int run_list(int argc, char **argv)
 	}
 	expect_operands(argc - optind, 0, "");
 	jids = fetch_jobs(&length);
-	list_jobs_as(jids, length, style, false);
+	list_jobs_as(jids, length, style);
 	free(jids);
-	return EXIT_SUCCESS;
-}
-
-/* jstat [-a | -j jid] [-l] [-p]: without -a or -j, the caller's own job. */
-static int run_jstat(int argc, char **argv)
-{
-	enum list_style style = LIST_TABLE;
-	bool all = false, one = false, with_pids = false;
-	struct job_info info;
-	jid_t *jids, jid = 0;
-	int option, length = 1;
-
-	while ((option = getopt(argc, argv, "+:aj:lp")) != -1) {
-		switch (option) {
-		case 'a':
-			all = true;
-			break;
-		case 'j':
-			jid = jid_argument(optarg);
-			one = true;
-			break;
-		case 'l':
-			style = LIST_LONG;
-			break;
-		case 'p':
-			with_pids = true;
-			break;
-		default:
-			option_error(argv, option);
-		}
-	}
-	expect_operands(argc - optind, 0, "");
-	if (all && one)
-		usage_error("-a and -j exclude each other");
-	if (!all && !one) {
-		jid = job_getjid(getpid());
-		if (jid == (jid_t)-1)
-			die_job_error("finding the current job", 0, getpid());
-	}
-	/* A job named on its own must exist: say so rather than list none. */
-	if (!all && job_getinfo(jid, &info) < 0)
-		die_job_error("reading a job's details", jid, 0);
-	jids = all ? fetch_jobs(&length) : &jid;
-	list_jobs_as(jids, length, style, with_pids && style != LIST_LONG);
-	if (all)
-		free(jids);
 	return EXIT_SUCCESS;
 }
 
@@ -612,7 +445,7 @@ static int run_keyring(int argc, char **argv)
 static int run_pids(int argc, char **argv)
 {
 	expect_operands(argc - 1, 1, "JID");
-	print_pid_list(jid_argument(argv[1]), true);
+	print_pid_list(jid_argument(argv[1]));
 	return EXIT_SUCCESS;
 }
 
@@ -827,59 +660,53 @@ static int run_create(int argc, char **argv)
 }
 
 static const struct command commands[] = {
-	{ "create", NULL, run_create,
+	{ "create", run_create,
 	  "[--jid JID] [--user USER] -- COMMAND [ARG...]",
 	  "Creates a job, prints its JID and runs COMMAND in it: COMMAND and\n"
 	  "all of its descendants are the job.  --jid asks for a given JID,\n"
 	  "--user sets the owner (a name or a uid; default: you).\n"
 	  "Needs CAP_SYS_RESOURCE.\n" },
-	{ "list", NULL, run_list, "[--json]",
+	{ "list", run_list, "[--json]",
 	  "Lists the jobs: JID, owner, processes, prime (first) process,\n"
 	  "start time and the prime process's command.  --json prints an\n"
 	  "array of objects instead.\n" },
-	{ "show", NULL, run_show, "JID",
+	{ "show", run_show, "JID",
 	  "Shows a job: owner, prime process, start time, each member process\n"
 	  "with its command line, and the resources used so far.\n" },
-	{ "pids", NULL, run_pids, "JID",
+	{ "pids", run_pids, "JID",
 	  "Prints the processes of a job, one pid a line.\n" },
-	{ "keyring", NULL, run_keyring, "JID",
+	{ "keyring", run_keyring, "JID",
 	  "Prints the serial of the job's kernel keyring (keyring_bridge):\n"
 	  "root sees every job's, a member its own job's.\n" },
-	{ "kill", "jkill", run_kill, "[-SIGNAL] JID... | -l",
+	{ "kill", run_kill, "[-SIGNAL] JID... | -l",
 	  "Sends SIGNAL (a number or a name such as TERM, KILL or 0; default\n"
 	  "TERM) to every process of each job.  Needs to own the jobs or\n"
 	  "CAP_SYS_RESOURCE.  -l lists the signal names.\n" },
-	{ "wait", "jwait", run_wait, "JID",
+	{ "wait", run_wait, "JID",
 	  "Waits for a job to end and prints how its last process ended:\n"
 	  "\"exited N\" or \"killed by SIGNAME\".\n" },
-	{ "attach", "jattach", run_attach, "PID JID",
+	{ "attach", run_attach, "PID JID",
 	  "Moves a process that is in no job into job JID; its future\n"
 	  "children follow.  Needs CAP_SYS_RESOURCE.\n" },
-	{ "detach", "jdetach", run_detach, "-p PID | -j JID",
+	{ "detach", run_detach, "-p PID | -j JID",
 	  "Takes one process (-p) or every process of a job (-j) out of its\n"
 	  "job.  Needs CAP_SYS_RESOURCE.\n" },
-	{ "sethid", "jsethid", run_sethid, "[HEX]",
+	{ "sethid", run_sethid, "[HEX]",
 	  "Sets the host id, the upper 32 bits of new JIDs (default: the\n"
 	  "gethostid() of this machine).  0xffffffff disables job creation.\n"
 	  "Needs CAP_SYS_RESOURCE.\n" },
-	{ "acct", NULL, run_acct, "[JID]",
+	{ "acct", run_acct, "[JID]",
 	  "Prints a job's accounting record.  Without JID, prints and takes\n"
 	  "out every pending record of an ended job (needs CAP_SYS_RESOURCE).\n" },
-	{ NULL, "jstat", run_jstat, "[-a | -j JID] [-l] [-p]",
-	  "Shows your current job, every job (-a) or one job (-j); -l shows\n"
-	  "each in full, -p lists each job's processes.\n" },
 };
 
-static const struct command *find_command(const char *name, bool sgi)
+static const struct command *find_command(const char *name)
 {
-	const char *candidate;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(commands); i++) {
-		candidate = sgi ? commands[i].sgi_name : commands[i].name;
-		if (candidate && !strcmp(candidate, name))
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
 			return &commands[i];
-	}
 	return NULL;
 }
 
@@ -892,9 +719,7 @@ static void print_overview(void)
 	       "descendants, named by a 64-bit hex JID.\n\ncommands:\n",
 	       program_name);
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (commands[i].name)
-			printf("  %-7s %s\n", commands[i].name,
-			       commands[i].synopsis);
+		printf("  %-7s %s\n", commands[i].name, commands[i].synopsis);
 	printf("\n'%s COMMAND --help' explains each.  Also runs as jstat,\n"
 	       "jkill, jwait, jattach, jdetach and jsethid.\n", program_name);
 }
@@ -922,16 +747,15 @@ int main(int argc, char **argv)
 		program_name = slash + 1;
 	snprintf(invocation, sizeof(invocation), "%s", program_name);
 
-	command = find_command(program_name, true);
-	if (command)
-		return run_command(command, argc, argv);
+	if (is_sgi_command(program_name))
+		return run_sgi_command(program_name, argc, argv);
 	if (argc < 2)
 		usage_error("missing COMMAND");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		print_overview();
 		return EXIT_SUCCESS;
 	}
-	command = find_command(argv[1], false);
+	command = find_command(argv[1]);
 	if (!command)
 		usage_error("'%s' is not a command", argv[1]);
 	snprintf(invocation, sizeof(invocation), "%s %s", program_name,

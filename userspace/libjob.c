@@ -16,20 +16,26 @@
 #include "../include/uapi/job.h"
 
 /*
- * Issues one request.  Returns ioctl()'s result, or -1 with errno set: a
- * missing /proc/job means no kernel support, which SGI's clients (OpenPBS)
- * recognise only as ENOSYS.
+ * Opens /proc/job, or fails with errno set: a missing /proc/job means no
+ * kernel support, which SGI's clients (OpenPBS) recognise only as ENOSYS.
  */
+static int job_open(void)
+{
+	int fd = open(JOB_PROC_PATH, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT)
+		errno = ENOSYS;
+	return fd;
+}
+
+/* Issues one request.  Returns ioctl()'s result, or -1 with errno set. */
 static int job_ioctl(enum job_request request, void *arg)
 {
 	int fd, ret, saved_errno;
 
-	fd = open(JOB_PROC_PATH, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			errno = ENOSYS;
+	fd = job_open();
+	if (fd < 0)
 		return -1;
-	}
 	ret = ioctl(fd, JOB_REQUEST(request), arg);
 	saved_errno = errno;
 	close(fd);
@@ -215,4 +221,30 @@ int job_readacct(struct job_acct *acct)
 	}
 	*acct = (struct job_acct){ 0 };
 	return job_ioctl(JOB_READACCT, acct) < 0 ? -1 : 0;
+}
+
+/*
+ * SGI's later library asked its job daemon to start (run 1) or stop (run
+ * 0) the CSA accounting daemon that ran inside it.  Here there is no such
+ * daemon to start or stop: job.ko keeps the accounting of every job itself,
+ * and an accounting daemon takes the records of ended jobs with
+ * job_readacct().  So, rather than a success that would have CSA's init
+ * script report accounting started, EOPNOTSUPP (jxcsa and the script report
+ * it as a failure); EINVAL for another run, ENOSYS without the module, as
+ * every call.
+ */
+int job_runcsa(int run)
+{
+	int fd;
+
+	if (run != 0 && run != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = job_open();
+	if (fd < 0)
+		return -1;
+	close(fd);
+	errno = EOPNOTSUPP;
+	return -1;
 }

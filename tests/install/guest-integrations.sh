@@ -197,7 +197,7 @@ check "spank_job: the escaped process $escaped is in job $slurm_jid" \
 # JID (the first one that comes creates it if the batch step has not).
 cat > /tmp/own-jid.sh <<'EOF'
 #!/bin/sh
-jstat | awk 'NR == 2 { print $1 }'
+jstat | awk 'NR == 3 { print $1 }'
 EOF
 chmod 755 /tmp/own-jid.sh
 srun_out=$(su "$user" -c "srun --jobid=$slurm_id --overlap -n 2 /tmp/own-jid.sh" 2>&1)

@@ -46,6 +46,8 @@ static void test_enosys(void)
 	CHECK_ERROR("getinfo", job_getinfo(1, &info), -1, ENOSYS);
 	CHECK_ERROR("getacct", job_getacct(1, &acct), -1, ENOSYS);
 	CHECK_ERROR("readacct", job_readacct(&acct), -1, ENOSYS);
+	CHECK_ERROR("runcsa start", job_runcsa(1), -1, ENOSYS);
+	CHECK_ERROR("runcsa stop", job_runcsa(0), -1, ENOSYS);
 }
 
 static void test_einval(void)
@@ -64,6 +66,8 @@ static void test_einval(void)
 	CHECK_ERROR("getinfo NULL", job_getinfo(1, NULL), -1, EINVAL);
 	CHECK_ERROR("getacct NULL", job_getacct(1, NULL), -1, EINVAL);
 	CHECK_ERROR("readacct NULL", job_readacct(NULL), -1, EINVAL);
+	CHECK_ERROR("runcsa 2", job_runcsa(2), -1, EINVAL);
+	CHECK_ERROR("runcsa -1", job_runcsa(-1), -1, EINVAL);
 }
 
 int main(void)
