@@ -471,11 +471,16 @@ static u64 job_sigset_bits(const sigset_t *set)
 static bool job_kill_permitted(const struct job_kill *k,
 			       struct task_struct *task)
 {
-	const struct cred *tcred = __task_cred(task);
+	const struct cred *tcred;
+	bool permitted;
 
-	return k->priv || uid_eq(k->euid, tcred->suid) ||
-	       uid_eq(k->euid, tcred->uid) || uid_eq(k->uid, tcred->suid) ||
-	       uid_eq(k->uid, tcred->uid);
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	permitted = k->priv || uid_eq(k->euid, tcred->suid) ||
+		    uid_eq(k->euid, tcred->uid) ||
+		    uid_eq(k->uid, tcred->suid) || uid_eq(k->uid, tcred->uid);
+	rcu_read_unlock();
+	return permitted;
 }
 
 /*
@@ -520,10 +525,12 @@ static int job_inherit(struct task_struct *child,
 {
 	struct job_member *parent = parent_sub->data, *m = sub->data;
 	struct job *job = parent->job;
-	bool thread = child->signal == parent->process->signal;
+	bool thread;
 	int ret = 0;
 
 	raw_spin_lock(&job->lock);
+	/* parent->process may move to another member's slot: read it locked. */
+	thread = child->signal == parent->process->signal;
 	if (job->detaching) {
 		/* Forked while the job is being detached: not a member. */
 		ret = PNOTIFY_SKIP;
