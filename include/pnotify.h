@@ -108,6 +108,8 @@ struct pnotify_subscriber {
 	struct list_head fork_link;	/* on the child's pending forks */
 	struct pnotify_subscriber *fork_parent;
 	struct list_head calls;		/* pnotify_call()s queued */
+	struct pn_task *spare_entry;	/* until established: what it needs */
+	struct pn_task *spare_kit;
 	refcount_t ref;
 	unsigned long long room[];	/* data_size bytes, when nonzero */
 };
@@ -119,6 +121,10 @@ void pnotify_unregister(struct pnotify_events *events);
  * Subscribes @task with sub->data = @data.  For a subscriber with data_size,
  * @data must be NULL: use pnotify_prepare() to fill sub->data first, then
  * pnotify_establish(); pnotify_discard() frees what was never established.
+ * pnotify_prepare() allocates everything the subscription needs, so that
+ * pnotify_establish() fails only for the task's state (-ESRCH: exiting,
+ * -EEXIST: subscribed already, -ENOENT: the subscriber is unregistering,
+ * -EINVAL: a kernel thread), never for memory.
  */
 int pnotify_subscribe(struct task_struct *task, struct pnotify_events *events,
 		      void *data);

@@ -590,19 +590,18 @@ static struct job *job_of_task(struct task_struct *task)
 	return job;
 }
 
-/* Makes @task a member of @job, leaving any job it was in. */
-static int job_attach_task(struct job *job, struct task_struct *task)
+/*
+ * Makes @task a member of @job with the subscription prepared for it,
+ * leaving any job it was in; consumes @sub.
+ */
+static int job_attach_task(struct job *job, struct task_struct *task,
+			   struct pnotify_subscriber *sub)
 {
-	struct pnotify_subscriber *sub;
-	struct job_member *m;
+	struct job_member *m = sub->data;
 	bool gone;
 	int err;
 
 	pnotify_unsubscribe(task, &job_events);
-	sub = pnotify_prepare(task, &job_events);
-	if (IS_ERR(sub))
-		return PTR_ERR(sub);
-	m = sub->data;
 	raw_spin_lock(&job->lock);
 	gone = job->ended || job->detaching;
 	if (!gone)
@@ -623,7 +622,6 @@ static int job_attach_task(struct job *job, struct task_struct *task)
 	job_notify(job, JOB_EVENT_JOIN, task);
 	return 0;
 }
-
 /*
  * References the threads of the process @leader into a new array; returns
  * their number or < 0.
@@ -665,34 +663,80 @@ static bool job_has_task(struct job *job, struct task_struct *task)
 	return in == job;
 }
 
+static void job_discard_subs(struct pnotify_subscriber **subs, int n)
+{
+	while (n--)
+		if (subs[n])
+			pnotify_discard(subs[n]);
+	kvfree(subs);
+}
+
+/*
+ * A subscription prepared for each of the @n @tasks that is to join @job
+ * (NULL for the others): for all of them or, without memory, for none.
+ */
+static struct pnotify_subscriber **job_prepare_threads(struct job *job,
+						       struct task_struct **tasks,
+						       int n)
+{
+	struct pnotify_subscriber **subs;
+	int i;
+
+	subs = kvcalloc(max(n, 1), sizeof(*subs), GFP_KERNEL);
+	for (i = 0; subs && i < n; i++) {
+		/* io_uring and other kernel workers are never members. */
+		if (!pn_task_is_user(tasks[i]) || job_has_task(job, tasks[i]))
+			continue;
+		subs[i] = pnotify_prepare(tasks[i], &job_events);
+		if (IS_ERR(subs[i])) {
+			subs[i] = NULL;
+			job_discard_subs(subs, n);
+			subs = NULL;
+		}
+	}
+	return subs;
+}
+
 /*
  * Attaches every thread of the process @leader to @job, again until a pass
  * finds none outside it: a thread created during a pass by a thread not yet
  * attached is seen by the next, and once every thread is in, new threads
- * inherit the job in the fork itself.  Returns the threads attached or < 0.
+ * inherit the job in the fork itself.  Each pass prepares everything first,
+ * so that without memory it moves nothing.  Returns 0 or < 0.
  */
 static int job_attach_process(struct job *job, struct task_struct *leader)
 {
-	struct task_struct **tasks;
+	struct pnotify_subscriber **subs;
 	int n, i, attached, total = 0, err = 0;
+	struct task_struct **tasks;
 
 	do {
 		n = job_process_threads(leader, &tasks);
 		if (n < 0)
 			return n;
+		subs = job_prepare_threads(job, tasks, n);
+		if (!subs) {
+			job_put_tasks(tasks, n);
+			return -ENOMEM;
+		}
 		attached = 0;
-		for (i = 0; i < n && !err; i++) {
-			/* io_uring and other kernel workers are never members. */
-			if (!pn_task_is_user(tasks[i]) ||
-			    job_has_task(job, tasks[i]))
+		for (i = 0; i < n; i++) {
+			struct pnotify_subscriber *sub = subs[i];
+
+			subs[i] = NULL;
+			if (!sub || err) {
+				if (sub)
+					pnotify_discard(sub);
 				continue;
-			err = job_attach_task(job, tasks[i]);
+			}
+			err = job_attach_task(job, tasks[i], sub);
 			/* An exiting thread (a main thread gone first) stays out. */
 			if (err == -ESRCH)
 				err = 0;
 			else if (!err)
 				attached++;
 		}
+		job_discard_subs(subs, n);
 		job_put_tasks(tasks, n);
 		total += attached;
 	} while (attached && !err);

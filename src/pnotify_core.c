@@ -402,6 +402,14 @@ struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
 		      GFP_KERNEL);
 	if (!sub)
 		return ERR_PTR(-ENOMEM);
+	sub->spare_entry = pn_entry_alloc(0, 0);
+	sub->spare_kit = pn_kit_alloc(1, events->data_size);
+	if (!sub->spare_entry || !sub->spare_kit) {
+		pn_entry_free(sub->spare_entry);
+		pn_entry_free(sub->spare_kit);
+		kfree(sub);
+		return ERR_PTR(-ENOMEM);
+	}
 	pn_sub_init(sub, task, events);
 	pn_sub_hold(sub);
 	return sub;
@@ -430,6 +438,8 @@ static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb)
 		list_del_init(&call->link);
 	}
 	raw_spin_unlock(&pn_calls_lock);
+	pn_entry_free(sub->spare_entry);
+	pn_entry_free(sub->spare_kit);
 	if (exit_cb) {
 		events->exit(sub->task, sub);
 		atomic_long_inc(&events->nr_exit);
@@ -536,26 +546,22 @@ static bool pn_sub_end(struct pn_task *e, struct pnotify_subscriber *sub)
 }
 
 /*
- * Establishes @sub on @task, making an entry for it if needed, with a kit
- * that fits the new subscription before it is visible: a fork right after
- * inherits it.
+ * Establishes the prepared @sub on @task, making an entry for it if needed,
+ * with a kit that fits the new subscription before it is visible: a fork
+ * right after inherits it.
  */
 static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub)
 {
+	struct pn_task *new = sub->spare_entry, *kit = sub->spare_kit;
 	size_t room = sub->events->data_size;
-	struct pn_task *new, *kit, *e, *old = NULL;
+	struct pn_task *e, *old = NULL;
 	bool unhashed = false;
 	unsigned int nr;
 	size_t need;
 	int err;
 
-	new = pn_entry_alloc(0, 0);
-	kit = pn_kit_alloc(1, room);
-	if (!new || !kit) {
-		pn_entry_free(new);
-		pn_entry_free(kit);
-		return -ENOMEM;
-	}
+	sub->spare_entry = NULL;
+	sub->spare_kit = NULL;
 	pn_entry_bind(new, task);
 	e = pn_task_get_or_insert(new);
 	pn_task_needs(e, &nr, &need);

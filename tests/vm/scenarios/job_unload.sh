@@ -1,5 +1,7 @@
 # Unloading job.ko while jobs live and a waiter is blocked in JOB_WAITJID:
 # every job ends, the waiter wakes, the processes run on outside any job.
+# Unloading keyring_bridge while a stopped member has its keyring install
+# queued: the unload does not wait for the member to run again.
 . /lib/pn/lib.sh
 
 pn_load pnotify
@@ -20,4 +22,32 @@ kill -0 "$member" || pn_fail "the member died with the module"
 pn_wait_until "pnotify to follow no task" grep -q '^tasks: 0$' /proc/pnotify
 kill "$member"
 wait "$creator"
+
+pn_load job
+pn_load keyring_bridge
+sleep 600 &
+stopped=$!
+kill -STOP "$stopped"
+jobctl create -- sleep 600 > /tmp/jid2 &
+creator=$!
+pn_wait_file /tmp/jid2
+jid2=$(cat /tmp/jid2)
+# keyring_bridge queues the install of the job's keyring in the member's
+# own context (pnotify_call), which a stopped process does not reach.
+jobctl attach "$stopped" "$jid2" || pn_fail "attach a stopped process"
+grep -q '^works_inflight: [1-9]' /proc/pnotify ||
+	pn_fail "no work queued for the stopped member: $(cat /proc/pnotify)"
+started=$(date +%s)
+timeout 30 rmmod keyring_bridge ||
+	pn_fail "rmmod keyring_bridge with a stopped member failed"
+took=$(($(date +%s) - started))
+[ "$took" -le 10 ] || pn_fail "rmmod keyring_bridge took ${took} s"
+grep -q '^tasks:' /proc/pnotify || pn_fail "/proc/pnotify unreadable"
+kill -CONT "$stopped"
+jobctl kill -KILL "$jid2" || pn_fail "kill $jid2"
+wait "$creator"
+wait "$stopped"
+pn_wait_until "the stopped member's dropped call to finish" \
+	grep -q '^works_inflight: 0$' /proc/pnotify
+pn_unload job
 pn_unload pnotify
