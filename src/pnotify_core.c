@@ -997,25 +997,26 @@ int pnotify_unsubscribe(struct task_struct *task,
 			struct pnotify_events *events)
 {
 	struct pnotify_subscriber *sub = NULL;
-	struct pn_task *e, *kit = NULL;
-	bool unhashed = false;
+	struct pn_task *e;
+	bool ended;
 
 	might_sleep();
 	e = pn_task_lock(task);
-	if (e) {
-		sub = pn_task_find_sub(e, events, NULL);
-		if (sub) {
-			pn_sub_unlink(e, sub);
-			unhashed = pn_task_unhash_if_idle(e, &kit);
-		}
-		raw_spin_unlock(&e->lock);
+	if (!e)
+		return -ENOENT;
+	sub = pn_task_find_sub(e, events, NULL);
+	/* Linked: it holds a reference, and its entry is hashed. */
+	if (sub) {
+		refcount_inc(&sub->ref);
+		refcount_inc(&e->ref);
 	}
-	if (unhashed)
-		pn_task_retire(e, kit);
+	raw_spin_unlock(&e->lock);
 	if (!sub)
 		return -ENOENT;
+	ended = pn_sub_end(e, sub);
 	pn_sub_put(sub);
-	return 0;
+	pn_task_put(e);
+	return ended ? 0 : -ENOENT;
 }
 EXPORT_SYMBOL_GPL(pnotify_unsubscribe);
 
