@@ -154,6 +154,14 @@ void pnotify_put_subscriber(struct pnotify_subscriber *sub);
  * unsubscribing nor unregistering waits for a task that does not run (one
  * stopped by SIGSTOP, say).
  */
+/*
+ * From inherit() only: makes @sig pending for the new process @child, as if
+ * sent to it right after the fork.  It is delivered before the child's
+ * first user instruction, and signals sent to the child later act on it as
+ * usual (a SIGCONT discards a pending stop signal).
+ */
+void pnotify_inherit_signal(struct task_struct *child, int sig);
+
 typedef void (*pnotify_call_fn)(struct task_struct *task,
 				struct pnotify_subscriber *sub);
 int pnotify_call(struct task_struct *task, struct pnotify_events *events,

@@ -50,6 +50,9 @@ module_param(acct_backlog, uint, 0444);
 MODULE_PARM_DESC(acct_backlog, "final accounting records kept for ended jobs");
 
 #define JOB_HID_DISABLED 0xffffffffU
+/* The stop signals, as bits sig - 1 of a mask. */
+#define JOB_STOP_BITS (BIT_ULL(SIGSTOP - 1) | BIT_ULL(SIGTSTP - 1) | \
+		       BIT_ULL(SIGTTIN - 1) | BIT_ULL(SIGTTOU - 1))
 
 struct job_sums {
 	u64 utime_ns, stime_ns, maxrss_kb, read_bytes, write_bytes;
@@ -112,7 +115,6 @@ struct job_member {
 	struct list_head process_link;
 	struct job_process own_process;
 	u32 fork_seq;		/* job->kill_seq at this task's last fork */
-	u64 replay;		/* signals its fork missed, bit sig - 1 */
 };
 
 /* A final record of an ended job, kept for accounting (CSA). */
@@ -512,12 +514,25 @@ static u64 job_missed_signals(struct job *job, struct job_member *parent,
 		if (during && job_kill_permitted(k, child))
 			missed |= BIT_ULL(sig - 1);
 	}
+	/* Of a stop and a SIGCONT, only the later one counts. */
+	if ((missed & BIT_ULL(SIGCONT - 1)) && (missed & JOB_STOP_BITS)) {
+		bool cont_last = true;
+
+		for (sig = 1; sig < _NSIG; sig++)
+			if ((JOB_STOP_BITS & BIT_ULL(sig - 1)) &&
+			    (missed & BIT_ULL(sig - 1)) &&
+			    (s32)(job->kills[sig].seq -
+				  job->kills[SIGCONT].seq) > 0)
+				cont_last = false;
+		missed &= cont_last ? ~JOB_STOP_BITS : ~BIT_ULL(SIGCONT - 1);
+	}
 	return missed;
 }
 
 /*
  * In the fork hook (atomic, see pnotify.h): the child of a member joins its
- * job.  A new thread shares its process's signals and needs no replay.
+ * job, with the signals it missed pending.  A new thread shares its
+ * process's signals and needs none.
  */
 static int job_inherit(struct task_struct *child,
 		       struct pnotify_subscriber *sub,
@@ -525,8 +540,9 @@ static int job_inherit(struct task_struct *child,
 {
 	struct job_member *parent = parent_sub->data, *m = sub->data;
 	struct job *job = parent->job;
+	u64 missed = 0;
+	int ret = 0, sig;
 	bool thread;
-	int ret = 0;
 
 	raw_spin_lock(&job->lock);
 	/* parent->process may move to another member's slot: read it locked. */
@@ -538,26 +554,14 @@ static int job_inherit(struct task_struct *child,
 		job_member_add_locked(job, m, child,
 				      thread ? parent->process : NULL);
 		if (!thread)
-			m->replay = job_missed_signals(job, parent, child);
+			missed = job_missed_signals(job, parent, child);
 		parent->fork_seq = job->kill_seq;
-		if (m->replay)
-			ret = PNOTIFY_CALL_FORK;
 	}
 	raw_spin_unlock(&job->lock);
+	for (sig = 1; missed; sig++, missed >>= 1)
+		if (missed & 1)
+			pnotify_inherit_signal(child, sig);
 	return ret;
-}
-
-/* In the child, before its first user instruction: the missed signals. */
-static int job_fork(struct task_struct *task, struct pnotify_subscriber *sub,
-		    void *parent_data)
-{
-	struct job_member *m = sub->data;
-	int sig;
-
-	for (sig = 1; sig < _NSIG; sig++)
-		if (m->replay & BIT_ULL(sig - 1))
-			kill_pid(task_tgid(task), sig, 1);
-	return 0;
 }
 
 static void job_exit(struct task_struct *task, struct pnotify_subscriber *sub)
@@ -571,7 +575,6 @@ static struct pnotify_events job_events = {
 	.name = "job",
 	.data_size = sizeof(struct job_member),
 	.inherit = job_inherit,
-	.fork = job_fork,
 	.exit = job_exit,
 };
 

@@ -677,6 +677,24 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 }
 
 /*
+ * The hook holds the forking task's siglock, and the new process cannot be
+ * found yet: its pending set is ours, as copy_process() treats the signals
+ * it held back during the fork.
+ */
+void pnotify_inherit_signal(struct task_struct *child, int sig)
+{
+	struct sigpending *pending = &child->signal->shared_pending;
+
+	if (sig == SIGCONT)
+		sigdelsetmask(&pending->signal, SIG_KERNEL_STOP_MASK);
+	else if (sig_kernel_stop(sig))
+		sigdelset(&pending->signal, SIGCONT);
+	sigaddset(&pending->signal, sig);
+	set_tsk_thread_flag(child, TIF_SIGPENDING);
+}
+EXPORT_SYMBOL_GPL(pnotify_inherit_signal);
+
+/*
  * The fork hook: the child is complete and about to be made findable by
  * pid; @parent is the forking task, current.  Atomic, see pn_hook_fork().
  */
