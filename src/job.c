@@ -12,7 +12,8 @@
  * until taken or pushed out.
  *
  * Locks: job_move_lock (create, attach, detach), then job->lock (members,
- * processes, sums, kills: a raw spinlock, since the fork hook takes it),
+ * processes, sums, kills: a raw spinlock taken with interrupts off, since
+ * the fork hook takes it under siglock and tasklist_lock),
  * job_table_lock (the JID table, the backlog, the host id).  Nothing under
  * job->lock allocates, sleeps or signals: lists are copied out under it and
  * used after.
@@ -22,6 +23,7 @@
 #include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/hashtable.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -274,10 +276,10 @@ static void *job_lock_with_room(struct job *job, const unsigned int *count,
 		buf = kvmalloc_array(max(*cap, 1U), size, GFP_KERNEL);
 		if (!buf)
 			return NULL;
-		raw_spin_lock(&job->lock);
+		raw_spin_lock_irq(&job->lock);
 		if (min(*count, limit) <= *cap)
 			return buf;
-		raw_spin_unlock(&job->lock);
+		raw_spin_unlock_irq(&job->lock);
 		kvfree(buf);
 	}
 }
@@ -302,7 +304,7 @@ static int job_read_acct(struct job *job, struct job_acct *acct)
 	memset(acct, 0, sizeof(*acct));
 	acct->exit_status = job->last_status;
 	acct->ended = job->ended;
-	raw_spin_unlock(&job->lock);
+	raw_spin_unlock_irq(&job->lock);
 	while (n) {
 		struct job_sums live = { 0 };
 
@@ -444,7 +446,7 @@ static void job_member_leave(struct job_member *m, int status)
 	bool ended;
 
 	job_sums_add_task(&used, m->task);
-	raw_spin_lock(&job->lock);
+	raw_spin_lock_irq(&job->lock);
 	job_sums_fold(&job->spent, &used);
 	list_del(&m->link);
 	job->nr_tasks--;
@@ -452,7 +454,7 @@ static void job_member_leave(struct job_member *m, int status)
 	job->last_status = status;
 	ended = !job->nr_tasks;
 	job->ended = ended;
-	raw_spin_unlock(&job->lock);
+	raw_spin_unlock_irq(&job->lock);
 	put_pid(tgid);
 	if (ended)
 		job_end(job);
@@ -544,6 +546,7 @@ static int job_inherit(struct task_struct *child,
 	int ret = 0, sig;
 	bool thread;
 
+	/* Interrupts are off in the fork hook. */
 	raw_spin_lock(&job->lock);
 	/* parent->process may move to another member's slot: read it locked. */
 	thread = child->signal == parent->process->signal;
@@ -605,12 +608,12 @@ static int job_attach_task(struct job *job, struct task_struct *task,
 	int err;
 
 	pnotify_unsubscribe(task, &job_events);
-	raw_spin_lock(&job->lock);
+	raw_spin_lock_irq(&job->lock);
 	gone = job->ended || job->detaching;
 	if (!gone)
 		job_member_add_locked(job, m, task,
 				      job_process_find_locked(job, task));
-	raw_spin_unlock(&job->lock);
+	raw_spin_unlock_irq(&job->lock);
 	if (gone) {
 		pnotify_discard(sub);
 		return -ENODATA;
@@ -880,13 +883,13 @@ static long job_create(void *arg)
 	 * A job is ended by its last member leaving; if no task ever joined
 	 * (every attach failed before adding one), nothing else will end it.
 	 */
-	raw_spin_lock(&job->lock);
+	raw_spin_lock_irq(&job->lock);
 	if (!job->nr_tasks && !job->ended) {
 		job->ended = true;
-		raw_spin_unlock(&job->lock);
+		raw_spin_unlock_irq(&job->lock);
 		job_end(job);
 	} else {
-		raw_spin_unlock(&job->lock);
+		raw_spin_unlock_irq(&job->lock);
 	}
 	job_put(job);
 	return err;
@@ -933,6 +936,40 @@ static bool job_is_owner(struct job *job)
 {
 	return uid_eq(current_euid(), job->owner) ||
 	       uid_eq(current_uid(), job->owner);
+}
+
+/* True while @tgid is a process of @job. */
+static bool job_lists_process(struct job *job, struct pid *tgid)
+{
+	struct job_process *p;
+	bool listed = false;
+
+	raw_spin_lock_irq(&job->lock);
+	list_for_each_entry(p, &job->processes, link)
+		listed |= p->tgid == tgid;
+	raw_spin_unlock_irq(&job->lock);
+	return listed;
+}
+
+/*
+ * kill_pid() for a process of @job.  A child joins in the fork hook just
+ * before its pid is attached: until then it cannot be found (-ESRCH), and
+ * only an instant separates the two, so wait for it.
+ */
+static int job_kill_process(struct job *job, struct pid *tgid, int sig,
+			    bool priv)
+{
+	int err, tries;
+
+	for (tries = 0; tries < 1000; tries++) {
+		err = kill_pid(tgid, sig, priv);
+		if (err != -ESRCH || !job_lists_process(job, tgid))
+			break;
+		cond_resched();
+		if (tries >= 100)
+			usleep_range(100, 200);
+	}
+	return err;
 }
 
 /*
@@ -984,9 +1021,9 @@ static long job_killjid(void *arg)
 		k->uid = current_uid();
 		k->euid = current_euid();
 	}
-	raw_spin_unlock(&job->lock);
+	raw_spin_unlock_irq(&job->lock);
 	for (i = 0; i < n; i++) {
-		int err = kill_pid(tgids[i], req->sig, priv);
+		int err = job_kill_process(job, tgids[i], req->sig, priv);
 
 		if (!err)
 			signalled++;
@@ -996,9 +1033,9 @@ static long job_killjid(void *arg)
 	}
 	kvfree(tgids);
 	if (k) {
-		raw_spin_lock(&job->lock);
+		raw_spin_lock_irq(&job->lock);
 		k->active--;
-		raw_spin_unlock(&job->lock);
+		raw_spin_unlock_irq(&job->lock);
 	}
 	job_put(job);
 	if (refused && !signalled)
@@ -1084,7 +1121,7 @@ static long job_getpidlst(void *arg)
 		if (pid)
 			pids[n++] = pid;
 	}
-	raw_spin_unlock(&job->lock);
+	raw_spin_unlock_irq(&job->lock);
 	job_put(job);
 	return job_copy_list((void __user *)req->pid, pids, n, sizeof(*pids),
 			     &req->r_val);
@@ -1110,12 +1147,12 @@ static long job_getprimepid(void *arg)
 
 	if (!job)
 		return -ENODATA;
-	raw_spin_lock(&job->lock);
+	raw_spin_lock_irq(&job->lock);
 	if (job->nr_processes)
 		req->r_pid = pid_vnr(job->prime);
 	else
 		err = -ESRCH;
-	raw_spin_unlock(&job->lock);
+	raw_spin_unlock_irq(&job->lock);
 	job_put(job);
 	return err;
 }
@@ -1166,7 +1203,7 @@ static long job_detachjid(void *arg)
 		get_task_struct(m->task);
 		tasks[n++] = m->task;
 	}
-	raw_spin_unlock(&job->lock);
+	raw_spin_unlock_irq(&job->lock);
 	for (i = 0; i < n; i++)
 		pnotify_unsubscribe(tasks[i], &job_events);
 	mutex_unlock(&job_move_lock);
@@ -1241,13 +1278,13 @@ static long job_getinfo(void *arg)
 
 	if (!job)
 		return -ENODATA;
-	raw_spin_lock(&job->lock);
+	raw_spin_lock_irq(&job->lock);
 	req->start_time_ns = job->start_time_ns;
 	req->uid = from_kuid_munged(current_user_ns(), job->owner);
 	req->prime_pid = job->nr_processes ? pid_vnr(job->prime) : 0;
 	req->nr_processes = job->nr_processes;
 	req->nr_tasks = job->nr_tasks;
-	raw_spin_unlock(&job->lock);
+	raw_spin_unlock_irq(&job->lock);
 	job_put(job);
 	return 0;
 }

@@ -62,7 +62,8 @@ enum pn_task_flag {
 struct pn_task {
 	struct hlist_bl_node node;
 	struct task_struct *task;
-	raw_spinlock_t lock;
+	raw_spinlock_t lock;		/* taken with interrupts off */
+	unsigned long irqflags;		/* of the lock's holder */
 	struct list_head subs;
 	unsigned int nr_subs;
 	struct list_head forks;		/* subscriptions awaiting fork() */
@@ -199,6 +200,34 @@ static struct pn_task *pn_task_lookup(struct task_struct *task)
 	return NULL;
 }
 
+/*
+ * Entry locks are taken with interrupts off: the fork hook takes them under
+ * siglock and tasklist_lock, which interrupts take too.
+ */
+static void pn_entry_lock(struct pn_task *e)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&e->lock, flags);
+	e->irqflags = flags;
+}
+
+/* A child's entry, under its parent's, in the fork hook. */
+static void pn_entry_lock_nested(struct pn_task *e)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave_nested(&e->lock, flags, SINGLE_DEPTH_NESTING);
+	e->irqflags = flags;
+}
+
+static void pn_entry_unlock(struct pn_task *e)
+{
+	unsigned long flags = e->irqflags;
+
+	raw_spin_unlock_irqrestore(&e->lock, flags);
+}
+
 /* @task's entry, locked (maybe dead), or NULL.  Any context. */
 static struct pn_task *pn_task_lock(struct task_struct *task)
 {
@@ -207,7 +236,7 @@ static struct pn_task *pn_task_lock(struct task_struct *task)
 	rcu_read_lock();
 	e = pn_task_lookup(task);
 	if (e)
-		raw_spin_lock(&e->lock);
+		pn_entry_lock(e);
 	rcu_read_unlock();
 	return e;
 }
@@ -228,8 +257,8 @@ static struct pn_task *pn_task_get_or_insert(struct pn_task *new)
 		if (e && !test_bit(PN_DEAD, &e->flags))
 			return e;
 		if (e)
-			raw_spin_unlock(&e->lock);
-		raw_spin_lock(&new->lock);
+			pn_entry_unlock(e);
+		pn_entry_lock(new);
 		hlist_bl_lock(head);
 		e = pn_task_lookup(new->task);
 		live = e && !test_bit(PN_DEAD, &e->flags);
@@ -238,7 +267,7 @@ static struct pn_task *pn_task_get_or_insert(struct pn_task *new)
 		hlist_bl_unlock(head);
 		if (!live)
 			return new;
-		raw_spin_unlock(&new->lock);
+		pn_entry_unlock(new);
 	}
 }
 
@@ -284,7 +313,7 @@ static void pn_task_refill(struct pn_task *e)
 	size_t room;
 
 	for (;;) {
-		raw_spin_lock(&e->lock);
+		pn_entry_lock(e);
 		pn_task_needs(e, &nr, &room);
 		if (test_bit(PN_DEAD, &e->flags) ||
 		    pn_kit_fits(e->kit, nr, room))
@@ -293,14 +322,14 @@ static void pn_task_refill(struct pn_task *e)
 			swap(e->kit, kit);
 			break;
 		}
-		raw_spin_unlock(&e->lock);
+		pn_entry_unlock(e);
 		pn_entry_free(kit);
 		kit = pn_kit_alloc(nr, room);
 		/* Without memory, this task's next fork fails. */
 		if (!kit)
 			return;
 	}
-	raw_spin_unlock(&e->lock);
+	pn_entry_unlock(e);
 	pn_entry_free(kit);
 }
 
@@ -348,7 +377,7 @@ static struct pn_task *pn_task_claim(struct task_struct *task, int flag,
 		  !test_and_set_bit(flag, &e->flags);
 	if (claimed)
 		refcount_inc(&e->ref);
-	raw_spin_unlock(&e->lock);
+	pn_entry_unlock(e);
 	return claimed ? e : NULL;
 }
 
@@ -531,13 +560,13 @@ static bool pn_sub_end(struct pn_task *e, struct pnotify_subscriber *sub)
 	struct pn_task *kit = NULL;
 	bool linked, unhashed = false;
 
-	raw_spin_lock(&e->lock);
+	pn_entry_lock(e);
 	linked = !list_empty(&sub->task_link);
 	if (linked) {
 		pn_sub_unlink(e, sub);
 		unhashed = pn_task_unhash_if_idle(e, &kit);
 	}
-	raw_spin_unlock(&e->lock);
+	pn_entry_unlock(e);
 	if (unhashed)
 		pn_task_retire(e, kit);
 	if (linked)
@@ -570,7 +599,7 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub)
 	err = pn_sub_link(e, sub);
 	if (err)
 		unhashed = pn_task_unhash_if_idle(e, &old);
-	raw_spin_unlock(&e->lock);
+	pn_entry_unlock(e);
 	if (unhashed)
 		pn_task_retire(e, old);
 	if (e != new)
@@ -639,6 +668,9 @@ static int pn_fork_inherit(struct pn_task *ce, struct pn_task *kit,
 	kit->prepared[--kit->nr_prepared] = NULL;
 	pn_sub_hold(sub);
 	if (!events->inherit || (ret == PNOTIFY_CALL_FORK && events->fork)) {
+		/* Linked already: the pending list holds a reference too. */
+		if (events->inherit)
+			refcount_inc(&sub->ref);
 		refcount_inc(&psub->ref);
 		sub->fork_parent = psub;
 		list_add_tail(&sub->fork_link, &ce->forks);
@@ -657,7 +689,7 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 	struct pn_task *e;
 
 	for (;;) {
-		raw_spin_lock_nested(&kit->lock, SINGLE_DEPTH_NESTING);
+		pn_entry_lock_nested(kit);
 		hlist_bl_lock(head);
 		e = pn_task_lookup(kit->task);
 		if (e && test_bit(PN_DEAD, &e->flags))
@@ -667,12 +699,12 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 		hlist_bl_unlock(head);
 		if (!e)
 			return kit;
-		raw_spin_unlock(&kit->lock);
+		pn_entry_unlock(kit);
 		/* RCU keeps it: the hook runs with preemption disabled. */
-		raw_spin_lock_nested(&e->lock, SINGLE_DEPTH_NESTING);
+		pn_entry_lock_nested(e);
 		if (!test_bit(PN_DEAD, &e->flags))
 			return e;
-		raw_spin_unlock(&e->lock);
+		pn_entry_unlock(e);
 	}
 }
 
@@ -709,14 +741,14 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 		return;
 	if (test_bit(PN_DEAD, &pe->flags) || !pe->nr_subs ||
 	    !pn_task_is_user(child)) {
-		raw_spin_unlock(&pe->lock);
+		pn_entry_unlock(pe);
 		return;
 	}
 	atomic_long_inc(&pn_stats.forks_followed);
 	kit = pe->kit;
 	if (!pn_kit_fits(kit, pe->nr_subs, 0)) {
 		/* The last refill found no memory: fail, and try again. */
-		raw_spin_unlock(&pe->lock);
+		pn_entry_unlock(pe);
 		pn_fork_doom(child);
 		pn_task_queue_prep(pe);
 		return;
@@ -734,8 +766,8 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	list_for_each_entry(psub, &pe->subs, task_link)
 		if (pn_fork_inherit(ce, kit, psub) < 0)
 			failed = true;
-	raw_spin_unlock(&ce->lock);
-	raw_spin_unlock(&pe->lock);
+	pn_entry_unlock(ce);
+	pn_entry_unlock(pe);
 	/* The child's prep work also lets go of an entry left idle. */
 	pn_task_queue_prep(ce);
 	pn_task_queue_prep(pe);
@@ -746,33 +778,41 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 /*
  * Runs the fork callback of @sub, taken from the child @e's pending forks:
  * a subscription to establish (no inherit) or one that inherit() asked for
- * (linked already, referenced by the caller).  Returns < 0 to fail.
+ * (linked in the hook, with a reference of the pending list's, which this
+ * drops).  Returns < 0 to fail.
  */
 static int pn_fork_one(struct pn_task *e, struct pnotify_subscriber *sub,
-		       struct pnotify_subscriber *parent, bool linked)
+		       struct pnotify_subscriber *parent, bool inherited)
 {
 	struct pnotify_events *events = sub->events;
+	bool call = !READ_ONCE(events->dying);
 	int ret = PNOTIFY_SKIP;
 
-	if (!READ_ONCE(events->dying)) {
+	/* Ended meanwhile (detached, unregistered): its exit waits for us. */
+	if (inherited) {
+		pn_entry_lock(e);
+		call = call && !list_empty(&sub->task_link);
+		pn_entry_unlock(e);
+	}
+	if (call) {
 		ret = events->fork(e->task, sub, parent->data);
 		atomic_long_inc(&events->nr_fork);
 		if (ret < 0)
 			atomic_long_inc(&events->nr_failed);
 	}
-	if (linked) {
-		if (ret)
+	if (inherited) {
+		if (call && ret)
 			pn_sub_end(e, sub);
 		pn_sub_put(sub);
-		return ret;
+		return call ? ret : 0;
 	}
 	if (ret) {
 		pn_sub_free(sub, false);
 		return ret;
 	}
-	raw_spin_lock(&e->lock);
+	pn_entry_lock(e);
 	ret = pn_sub_link(e, sub);
-	raw_spin_unlock(&e->lock);
+	pn_entry_unlock(e);
 	/* Established by fork but not linkable (unregistering): end it now. */
 	if (ret)
 		pn_sub_free(sub, true);
@@ -786,27 +826,24 @@ static int pn_fork_one(struct pn_task *e, struct pnotify_subscriber *sub,
 static void pn_run_forks(struct pn_task *e)
 {
 	struct pnotify_subscriber *sub, *parent;
-	bool failed = false, linked;
+	bool failed = false;
 	int cookie;
 
 	cookie = pn_read_lock();
 	for (;;) {
-		raw_spin_lock(&e->lock);
+		pn_entry_lock(e);
 		sub = list_first_entry_or_null(&e->forks,
 					       struct pnotify_subscriber,
 					       fork_link);
-		if (sub) {
+		if (sub)
 			list_del_init(&sub->fork_link);
-			linked = !list_empty(&sub->task_link);
-			if (linked)
-				refcount_inc(&sub->ref);
-		}
-		raw_spin_unlock(&e->lock);
+		pn_entry_unlock(e);
 		if (!sub)
 			break;
 		parent = sub->fork_parent;
 		sub->fork_parent = NULL;
-		if (pn_fork_one(e, sub, parent, linked) < 0)
+		/* Only inherit() links a subscription before its fork(). */
+		if (pn_fork_one(e, sub, parent, !!sub->entry) < 0)
 			failed = true;
 		pn_sub_put(parent);
 	}
@@ -825,10 +862,10 @@ static void pn_prep_work(struct callback_head *work)
 
 	clear_bit(PN_PREP_QUEUED, &e->flags);
 	pn_run_forks(e);
-	raw_spin_lock(&e->lock);
+	pn_entry_lock(e);
 	/* Every fork callback dropped its subscription: follow nothing. */
 	unhashed = pn_task_unhash_if_idle(e, &kit);
-	raw_spin_unlock(&e->lock);
+	pn_entry_unlock(e);
 	if (unhashed)
 		pn_task_retire(e, kit);
 	else if (!(current->flags & PF_EXITING))
@@ -853,10 +890,10 @@ static struct pnotify_subscriber **pn_task_snapshot(struct pn_task *e,
 			if (!subs)
 				return NULL;
 		}
-		raw_spin_lock(&e->lock);
+		pn_entry_lock(e);
 		if (e->nr_subs <= cap)
 			break;
-		raw_spin_unlock(&e->lock);
+		pn_entry_unlock(e);
 		kfree(subs);
 	}
 	*nr = 0;
@@ -864,7 +901,7 @@ static struct pnotify_subscriber **pn_task_snapshot(struct pn_task *e,
 		refcount_inc(&sub->ref);
 		subs[(*nr)++] = sub;
 	}
-	raw_spin_unlock(&e->lock);
+	pn_entry_unlock(e);
 	return subs;
 }
 
@@ -928,7 +965,7 @@ int pn_core_dispatch_exec(struct task_struct *task)
 	live = !test_bit(PN_DEAD, &e->flags);
 	if (live)
 		refcount_inc(&e->ref);
-	raw_spin_unlock(&e->lock);
+	pn_entry_unlock(e);
 	if (!live)
 		return -ENOENT;
 	pn_dispatch_exec(e);
@@ -947,7 +984,7 @@ static void pn_task_end(struct pn_task *e)
 	LIST_HEAD(ended);
 	bool unhashed = false;
 
-	raw_spin_lock(&e->lock);
+	pn_entry_lock(e);
 	list_for_each_entry_safe(sub, next, &e->subs, task_link) {
 		pn_sub_unlink(e, sub);
 		list_add_tail(&sub->task_link, &ended);
@@ -956,7 +993,7 @@ static void pn_task_end(struct pn_task *e)
 		kit = pn_task_unhash(e);
 		unhashed = true;
 	}
-	raw_spin_unlock(&e->lock);
+	pn_entry_unlock(e);
 	list_for_each_entry_safe(sub, next, &ended, task_link) {
 		list_del_init(&sub->task_link);
 		pn_sub_put(sub);
@@ -1028,7 +1065,7 @@ int pnotify_unsubscribe(struct task_struct *task,
 		refcount_inc(&sub->ref);
 		refcount_inc(&e->ref);
 	}
-	raw_spin_unlock(&e->lock);
+	pn_entry_unlock(e);
 	if (!sub)
 		return -ENOENT;
 	ended = pn_sub_end(e, sub);
@@ -1049,7 +1086,7 @@ struct pnotify_subscriber *pnotify_get_subscriber(struct task_struct *task,
 		sub = pn_task_find_sub(e, NULL, name);
 		if (sub)
 			refcount_inc(&sub->ref);
-		raw_spin_unlock(&e->lock);
+		pn_entry_unlock(e);
 	}
 	return sub;
 }
@@ -1139,14 +1176,14 @@ int pnotify_call_all(struct pnotify_events *events, pnotify_call_fn fn)
 	subs = kvmalloc_array(max(cap, 1U), sizeof(*subs), GFP_KERNEL);
 	if (!subs)
 		return -ENOMEM;
-	raw_spin_lock(&events->subs_lock);
+	raw_spin_lock_irq(&events->subs_lock);
 	list_for_each_entry(sub, &events->subs, events_link) {
 		if (n == cap)
 			break;
 		refcount_inc(&sub->ref);
 		subs[n++] = sub;
 	}
-	raw_spin_unlock(&events->subs_lock);
+	raw_spin_unlock_irq(&events->subs_lock);
 	for (i = 0; i < n; i++)
 		if (pn_call_queue(subs[i], fn) == -ENOMEM)
 			err = -ENOMEM;
@@ -1271,7 +1308,7 @@ static bool pn_end_one(struct pnotify_events *events)
 	struct pnotify_subscriber *sub;
 	struct pn_task *e = NULL;
 
-	raw_spin_lock(&events->subs_lock);
+	raw_spin_lock_irq(&events->subs_lock);
 	sub = list_first_entry_or_null(&events->subs, struct pnotify_subscriber,
 				       events_link);
 	if (sub) {
@@ -1280,7 +1317,7 @@ static bool pn_end_one(struct pnotify_events *events)
 		e = sub->entry;
 		refcount_inc(&e->ref);
 	}
-	raw_spin_unlock(&events->subs_lock);
+	raw_spin_unlock_irq(&events->subs_lock);
 	if (!sub)
 		return false;
 	pn_sub_end(e, sub);
