@@ -115,7 +115,7 @@ bench-compare: deps
 	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=REV" >&2; exit 2; }
 	scripts/install-deps.sh python3
 	$(MAKE) all icount-plugin
-	bench/compare.sh "$(BASE)"
+	KDIR="$(KDIR)" bench/compare.sh "$(BASE)"
 
 demo: deps
 	$(MAKE) all
