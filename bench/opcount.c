@@ -29,9 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-#include "icount_mark.h"
+#include "bench.h"
 
 #define EXEC_ARG	"--exit-now"
 #define NS_LAST_PID	"/proc/sys/kernel/ns_last_pid"
@@ -46,22 +45,11 @@ static void usage(void)
 
 static long parse_long(const char *s, long min, long max)
 {
-	char *end;
-	long n;
+	long n = parse_range(s, min, max);
 
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno || n < min || n > max)
+	if (n < 0)
 		usage();
 	return n;
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Reaps pid; a child that did not exit with status 0 is an error. */

@@ -13,7 +13,7 @@
  *       waiting until it is gone: killjid + waitjid for the job, cgroup.kill
  *       + waiting for "populated 0" in cgroup.events (inotify) for the
  *       cgroup.  Prints "kill=KIND procs=N seconds=S marks=2": the
- *       icount markers (icount_mark.h) run at the start and the end of
+ *       icount markers (bench.h) run at the start and the end of
  *       what is timed.
  */
 #define _GNU_SOURCE
@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../userspace/job.h"
-#include "icount_mark.h"
+#include "bench.h"
 
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 
@@ -57,20 +57,11 @@ static void usage(void)
 
 static long parse_count(const char *s)
 {
-	char *end;
-	long n = strtol(s, &end, 10);
+	long n = parse_range(s, 1, 1000000);
 
-	if (*s == '\0' || *end != '\0' || n < 1 || n > 1000000)
+	if (n < 0)
 		usage();
 	return n;
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void write_file(const char *path, const char *text)

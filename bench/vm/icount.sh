@@ -45,7 +45,7 @@ rm -f /tmp/ready
 exit $rc
 SCRIPT
 chmod 755 /tmp/hold-and-count
-export FIRST_PID=$first_pid OPS=$n
+export FIRST_PID="$first_pid" OPS="$n"
 
 # emit ROW OUTPUT: a result row from a program's output.
 emit() {

@@ -18,7 +18,10 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--build) [ $# -ge 2 ] || usage; build=$2; shift 2 ;;
 	--scenarios) [ $# -ge 2 ] || usage; scenarios=$2; shift 2 ;;
-	--add) [ $# -ge 2 ] && [[ $2 == ?*=/?* ]] || usage; adds+=("$2"); shift 2 ;;
+	--add)
+		[[ $# -ge 2 && $2 == ?*=/?* ]] || usage
+		adds+=("$2")
+		shift 2 ;;
 	-*) usage ;;
 	*) [ -z "$out" ] || usage; out=$1; shift ;;
 	esac

@@ -74,8 +74,10 @@ bench_config() {
 	bench_loaded=$_want
 	case ${_cfg%%[/@]*} in
 	pids)
-		echo +pids > /sys/fs/cgroup/cgroup.subtree_control &&
-			mkdir -p "$BENCH_CGROUP" || pn_fail "a pids cgroup" ;;
+		if ! echo +pids > /sys/fs/cgroup/cgroup.subtree_control ||
+			! mkdir -p "$BENCH_CGROUP"; then
+			pn_fail "a pids cgroup"
+		fi ;;
 	esac
 	# Patching kernel text (kprobes, module load) makes TCG drop its
 	# translations: a burst of forks retranslates the hot paths before
