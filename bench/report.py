@@ -76,6 +76,8 @@ def read_rows(logdir):
                                if '=' in kv)
                     if marks is not None and 'marks' in row:
                         add_counts(row, marks, marks_path)
+                        # Runs pair only within their boot.
+                        row['run'] = f"{name[:-len('.log')]}:{row['run']}"
                     tables[m.group(1)].append(row)
         if marks:
             sys.exit(f'{marks_path}: {len(marks)} marks without a row')
@@ -349,10 +351,15 @@ def icount_section(rows):
     cfgs = {r['cfg'] for r in rows}
     plain = order_of({c for c in cfgs if '@' not in c and '-' not in c},
                      ['A', 'B', 'C', 'D', 'pids'])
-    n = rows[0]['ops']
-    text = [f'{len({r["run"] for r in rows})} rounds; operations per run: '
-            f'{n} (kill: one kill of the whole group).  Spread: (largest - '
-            'smallest) / median of the configuration\'s runs.  User, core '
+    boots = defaultdict(set)
+    for r in rows:
+        if not r['op'].startswith('kill-'):
+            boots[(r['run'].split(':')[0], r['ops'])].add(r['run'])
+    text = ['Boots (logs/NAME.log): ' + '; '.join(
+                f'{b}: {len(runs)} rounds of {n} operations per run'
+                for (b, n), runs in sorted(boots.items())) +
+            ' (kill: one kill of the whole group per run).  Spread: (largest '
+            '- smallest) / median of the configuration\'s runs.  User, core '
             'kernel and module area (0xffffffffc0000000-0xffffffffff000000: '
             'modules, ftrace and kprobe trampolines) are medians.', '']
     summary = []

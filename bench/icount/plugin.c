@@ -19,76 +19,17 @@
  * A block is counted whole at entry even when it ends early (a fault), so a
  * count is exact for a given path, not an architectural retired count;
  * what matters is that the same path always gives the same count.
- *
- * No Debian package ships qemu-plugin.h: the few declarations of QEMU's
- * plugin API version 1 (QEMU 4.2 to 8.1, Debian 12 has 7.2) that this
- * plugin uses follow, as QEMU's include/qemu/qemu-plugin.h declares them.
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-/* QEMU's plugin API, version 1. */
-typedef uint64_t qemu_plugin_id_t;
-
-typedef struct qemu_info_t {
-	const char *target_name;
-	struct {
-		int min;
-		int cur;
-	} version;
-	bool system_emulation;
-	union {
-		struct {
-			int smp_vcpus;
-			int max_vcpus;
-		} system;
-	};
-} qemu_info_t;
-
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-
-enum qemu_plugin_cb_flags {
-	QEMU_PLUGIN_CB_NO_REGS,
-	QEMU_PLUGIN_CB_R_REGS,
-	QEMU_PLUGIN_CB_RW_REGS,
-};
-
-enum qemu_plugin_op {
-	QEMU_PLUGIN_INLINE_ADD_U64,
-};
-
-typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
-typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index,
-					    void *userdata);
-typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
-					       struct qemu_plugin_tb *tb);
-
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
-					   qemu_plugin_vcpu_tb_trans_cb_t cb);
-void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
-					      enum qemu_plugin_op op,
-					      void *ptr, uint64_t imm);
-void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
-					    qemu_plugin_vcpu_udata_cb_t cb,
-					    enum qemu_plugin_cb_flags flags,
-					    void *userdata);
-void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
-				    qemu_plugin_udata_cb_t cb, void *userdata);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
-uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
-						 size_t idx);
-const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
-size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
+#include "qemu_plugin_v1.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
-EXPORT int qemu_plugin_version = 1;
-EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
-			       int argc, char **argv);
+EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 /* x86-64 with 4-level paging: where the kernel puts modules. */
 #define MODULES_VADDR	0xffffffffc0000000ULL
@@ -118,8 +59,9 @@ static void dump(unsigned int vcpu_index, void *userdata)
 {
 	(void)vcpu_index;
 	(void)userdata;
+	marks++;
 	fprintf(out, "mark %llu user=%llu kernel=%llu module=%llu\n",
-		(unsigned long long)++marks,
+		(unsigned long long)marks,
 		(unsigned long long)counts[AREA_USER],
 		(unsigned long long)counts[AREA_KERNEL],
 		(unsigned long long)counts[AREA_MODULE]);
