@@ -4,7 +4,7 @@
  * deterministic benchmark lane (bench/vm/icount.sh, with QEMU's
  * bench/icount plugin counting the guest's instructions).
  *
- *   opcount [-w WARMUP] [-P PID] fork|exec|thread N
+ *   opcount [-w WARMUP] [-P PID] [-u] fork|exec|thread N
  *
  *   fork    fork, the child exits at once, the parent reaps it
  *   exec    fork, the child execs this (static) program, which exits at
@@ -19,12 +19,16 @@
  *
  *   op=OP ops=N errors=E marks=2 seconds=S
  *
+ * -u runs without the markers (marks=0): a warm-up whose counts nobody
+ * reads.
+ *
  * seconds is CLOCK_MONOTONIC between the markers: guest time, which under
  * QEMU's -icount follows the instruction count.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +43,7 @@ static const char *self;
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: opcount [-w WARMUP] [-P PID] fork|exec|thread N\n");
+	fprintf(stderr, "usage: opcount [-w WARMUP] [-P PID] [-u] fork|exec|thread N\n");
 	exit(2);
 }
 
@@ -118,14 +122,18 @@ int main(int argc, char **argv)
 	};
 	long n, i, warmup = -1, last_pid = 10000, errors = 0;
 	int (*run)(void) = NULL;
+	bool marked = true;
 	double seconds;
 	size_t k;
 	int opt;
 
 	if (argc == 2 && !strcmp(argv[1], EXEC_ARG))
 		return 0;
-	while ((opt = getopt(argc, argv, "w:P:")) != -1) {
+	while ((opt = getopt(argc, argv, "w:P:u")) != -1) {
 		switch (opt) {
+		case 'u':
+			marked = false;
+			break;
 		case 'w':
 			warmup = parse_long(optarg, 0, 10000000);
 			break;
@@ -156,12 +164,14 @@ int main(int argc, char **argv)
 		errors += run() != 0;
 	set_last_pid(last_pid);
 	seconds = now_seconds();
-	icount_mark();
+	if (marked)
+		icount_mark();
 	for (i = 0; i < n; i++)
 		errors += run() != 0;
-	icount_mark();
+	if (marked)
+		icount_mark();
 	seconds = now_seconds() - seconds;
-	printf("op=%s ops=%ld errors=%ld marks=2 seconds=%.6f\n", argv[optind],
-	       n, errors, seconds);
+	printf("op=%s ops=%ld errors=%ld marks=%d seconds=%.6f\n", argv[optind],
+	       n, errors, marked ? 2 : 0, seconds);
 	return errors ? 1 : 0;
 }

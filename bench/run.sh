@@ -79,7 +79,7 @@ mkdir -p "$results/logs"
 meta=$results/logs/meta.txt
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-	echo "commit: $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- src tests bench || echo ' (with changes)')"
+	echo "commit: $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- src tests bench ':!bench/results' || echo ' (with changes)')"
 	echo "kernel: $(cat "$repo/build/kver")"
 	echo "host: $(nproc) CPUs, $(uname -r), qemu $(qemu-system-x86_64 --version | head -n 1 | awk '{ print $4 }')"
 	if [ -n "${PN_BENCH_BASE_REV:-}" ]; then

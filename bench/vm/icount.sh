@@ -57,6 +57,13 @@ emit() {
 	bench_emit "icount $1"
 }
 
+# The first runs after boot count more (the boot's deferred work): one
+# unmarked round of every operation first.
+bench_config A
+for op in $ops; do
+	opcount -u -P "$first_pid" "$op" "$n" > /dev/null || pn_fail "warm-up: opcount $op"
+done
+
 run=1
 while [ "$run" -le "$BENCH_RUNS" ]; do
 	for cfg in $configs; do
