@@ -93,13 +93,13 @@ deps:
 	scripts/install-deps.sh
 
 check: deps
-	$(MAKE) all
+	$(MAKE) all icount-plugin
 	tests/run-all.sh
 
 # The QEMU plugin that counts the guest's instructions (bench/icount/).
 ICOUNT_PLUGIN = $(BUILD)/icount/pn_icount.so
 icount-plugin: $(ICOUNT_PLUGIN)
-$(ICOUNT_PLUGIN): bench/icount/plugin.c
+$(ICOUNT_PLUGIN): bench/icount/plugin.c bench/icount/qemu_plugin_v1.h
 	mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $<
 
