@@ -1,5 +1,5 @@
 #!/bin/sh
-# Guest side of tests/icount/check.sh: opcount's operations with no module
+# Guest side of tests/check-icount-plugin.sh: opcount's operations with no module
 # and in a job, each between two markers, for the host to check the
 # plugin's counts.  Rows: "icount: cfg=CFG op=OP ops=N marks=2".
 . /lib/pn/lib.sh
