@@ -2,7 +2,8 @@
 # make bench: boots the VM once per comparison, runs the benchmark scenarios
 # of bench/vm/ and writes bench/results/ (bench/report.py).
 #
-# env: PN_BENCH_QUICK=1      a few minutes: 2 rounds, fewer and shorter runs
+# env: PN_BENCH_QUICK=1      a few minutes: the deterministic lane (icount)
+#                            alone, 3 rounds of 1,000 operations
 #      PN_BENCH_RUNS=N       rounds of every comparison (default 5; scale 3)
 #      PN_BENCH_ONLY="a b"   only these comparisons: icount workloads
 #                            kernel sync cgroup scale
