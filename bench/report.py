@@ -288,9 +288,13 @@ def icount_stats(rows, op, cfgs, base):
     instructions per operation, of their split and of the guest time, the
     spread of the instructions ((largest - smallest) / median) and the
     per-round ratios against base."""
+    # Only the boots that measured the base: each table compares within a
+    # boot.
+    boots = {r['run'].split(':')[0] for r in rows
+             if r['op'] == op and r['cfg'] == base}
     by_cfg = defaultdict(dict)
     for r in rows:
-        if r['op'] == op:
+        if r['op'] == op and r['run'].split(':')[0] in boots:
             by_cfg[r['cfg']][r['run']] = r
     out = []
     for c in cfgs:
@@ -500,7 +504,8 @@ def main():
                'interleaved in one boot.  Host load cannot move these counts; '
                'the guest time beside them follows the instruction count.',
                '', text, '']
-    md += ['The other tables: each comparison is one boot of the stock '
+    others = [t for t, *_ in OVERHEAD_SECTIONS + KERNEL_SECTIONS if t in tables]
+    md += [] if not others else ['The other tables: each comparison is one boot of the stock '
            'kernel under QEMU TCG with 2 vCPUs and `-icount '
            'shift=0,sleep=off`, so that their times are guest time, which '
            'follows the instruction count rather than the load of the host '
