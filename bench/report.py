@@ -506,10 +506,8 @@ def main():
                '', text, '']
     others = [t for t, *_ in OVERHEAD_SECTIONS + KERNEL_SECTIONS if t in tables]
     md += [] if not others else ['The other tables: each comparison is one boot of the stock '
-           'kernel under QEMU TCG with 2 vCPUs and `-icount '
-           'shift=0,sleep=off`, so that their times are guest time, which '
-           'follows the instruction count rather than the load of the host '
-           '(the order in which the two vCPUs interleave still varies).  '
+           'kernel under QEMU TCG with 2 vCPUs, timed in host time: it moves '
+           'with the load of the host by 10 to 50% from round to round.  '
            'The configurations run interleaved, round after round.  A cell '
            'reads: median value, **median overhead** against the base '
            'configuration [smallest, largest overhead of a round]; + is '
