@@ -55,16 +55,22 @@ static enum area area_of(uint64_t vaddr)
 	return vaddr >= KERNEL_START ? AREA_KERNEL : AREA_USER;
 }
 
+/* One line of counters: "WHAT MARKS user=U kernel=K module=M". */
+static void print_counts(const char *what)
+{
+	fprintf(out, "%s %llu user=%llu kernel=%llu module=%llu\n", what,
+		(unsigned long long)marks,
+		(unsigned long long)counts[AREA_USER],
+		(unsigned long long)counts[AREA_KERNEL],
+		(unsigned long long)counts[AREA_MODULE]);
+}
+
 static void dump(unsigned int vcpu_index, void *userdata)
 {
 	(void)vcpu_index;
 	(void)userdata;
 	marks++;
-	fprintf(out, "mark %llu user=%llu kernel=%llu module=%llu\n",
-		(unsigned long long)marks,
-		(unsigned long long)counts[AREA_USER],
-		(unsigned long long)counts[AREA_KERNEL],
-		(unsigned long long)counts[AREA_MODULE]);
+	print_counts("mark");
 	fflush(out);
 }
 
@@ -91,11 +97,7 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 {
 	(void)id;
 	(void)userdata;
-	fprintf(out, "exit %llu user=%llu kernel=%llu module=%llu\n",
-		(unsigned long long)marks,
-		(unsigned long long)counts[AREA_USER],
-		(unsigned long long)counts[AREA_KERNEL],
-		(unsigned long long)counts[AREA_MODULE]);
+	print_counts("exit");
 	fclose(out);
 }
 
