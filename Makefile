@@ -5,6 +5,9 @@
 #   make check      static checks, then every VM scenario on the stock kernel
 #   make demo       boot the VM and show the modules at work
 #   make bench      the benchmarks, into bench/results/ (not a test)
+#   make bench-compare BASE=REV
+#                   guest instructions per operation of REV's modules against
+#                   the working tree's, measured in one boot
 #   make vm-shell   a shell in the VM with the modules loaded
 
 # The running kernel's build tree when there is one, else the newest installed.
@@ -19,7 +22,7 @@ STATIC_LDFLAGS = -static -pthread
 
 TEST_PROGS = pnotify_test jobtest forkexit job_fuzz job_race
 TEST_BINS = $(addprefix $(BUILD)/bin/,$(TEST_PROGS))
-BENCH_PROGS = procfarm
+BENCH_PROGS = procfarm opcount
 BENCH_BINS = $(addprefix $(BUILD)/bin/,$(BENCH_PROGS))
 # 32-bit builds of jobctl and jobtest exercise job.ko's compat_ioctl.
 COMPAT_BINS = $(BUILD)/bin/jobctl32 $(BUILD)/bin/jobtest32
@@ -29,7 +32,8 @@ UAPI_CFLAGS = -Iinclude/uapi -Iuserspace
 LIBJOB_SONAME = libjob.so.0
 LIBJOB_SO = $(BUILD)/lib/$(LIBJOB_SONAME).1
 
-.PHONY: all modules userspace deps check bench demo vm-shell clean
+.PHONY: all modules userspace deps check bench bench-compare icount-plugin \
+	demo vm-shell clean
 
 all: modules userspace
 
@@ -57,7 +61,7 @@ define static_prog
 endef
 $(BUILD)/bin/%: tests/%.c $(wildcard tests/*.h) $(STATIC_PROG_DEPS)
 	$(static_prog)
-$(BUILD)/bin/%: bench/%.c $(STATIC_PROG_DEPS)
+$(BUILD)/bin/%: bench/%.c $(wildcard bench/*.h) $(STATIC_PROG_DEPS)
 	$(static_prog)
 
 $(BUILD)/bin/jobctl: $(JOBCTL_SOURCES) $(JOBCTL_HEADERS) $(BUILD)/lib/libjob.a
@@ -89,14 +93,29 @@ deps:
 	scripts/install-deps.sh
 
 check: deps
-	$(MAKE) all
+	$(MAKE) all icount-plugin
 	tests/run-all.sh
+
+# The QEMU plugin that counts the guest's instructions (bench/icount/).
+ICOUNT_PLUGIN = $(BUILD)/icount/pn_icount.so
+icount-plugin: $(ICOUNT_PLUGIN)
+$(ICOUNT_PLUGIN): bench/icount/plugin.c bench/icount/qemu_plugin_v1.h
+	mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $<
+
+BENCH_DEPS = stress-ng rt-tests gnuplot-nox python3 linux-perf
 
 # PN_BENCH_QUICK=1 for a run of a few minutes; see bench/run.sh.
 bench: deps
-	scripts/install-deps.sh stress-ng rt-tests gnuplot-nox python3 linux-perf
-	$(MAKE) all
+	scripts/install-deps.sh $(BENCH_DEPS)
+	$(MAKE) all icount-plugin
 	bench/run.sh
+
+bench-compare: deps
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=REV" >&2; exit 2; }
+	scripts/install-deps.sh python3
+	$(MAKE) all icount-plugin
+	KDIR="$(KDIR)" bench/compare.sh "$(BASE)"
 
 demo: deps
 	$(MAKE) all

@@ -12,7 +12,9 @@
  *       with the pids controller, then times killing the whole group and
  *       waiting until it is gone: killjid + waitjid for the job, cgroup.kill
  *       + waiting for "populated 0" in cgroup.events (inotify) for the
- *       cgroup.  Prints "kill=KIND procs=N seconds=S".
+ *       cgroup.  Prints "kill=KIND procs=N seconds=S marks=2": the
+ *       icount markers (bench.h) run at the start and the end of
+ *       what is timed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../userspace/job.h"
+#include "bench.h"
 
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 
@@ -54,20 +57,11 @@ static void usage(void)
 
 static long parse_count(const char *s)
 {
-	char *end;
-	long n = strtol(s, &end, 10);
+	long n = parse_range(s, 1, 1000000);
 
-	if (*s == '\0' || *end != '\0' || n < 1 || n > 1000000)
+	if (n < 0)
 		usage();
 	return n;
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void write_file(const char *path, const char *text)
@@ -230,10 +224,12 @@ static double kill_cgroup(long n)
 	snprintf(path, sizeof(path), "%s/cgroup.kill", dir);
 
 	start = now_seconds();
+	icount_mark();
 	write_file(path, "1");
 	while (cgroup_populated(events_fd))
 		if (read(watch_fd, ev, sizeof(ev)) < 0)
 			die("inotify: %s", strerror(errno));
+	icount_mark();
 	start = now_seconds() - start;
 
 	close(watch_fd);
@@ -251,11 +247,13 @@ static double kill_job(long n)
 	double start = now_seconds();
 	int status;
 
+	icount_mark();
 	if (job_killjid(jid, SIGKILL))
 		die("killjid: %s", strerror(errno));
 	/* ENODATA: the job ended (and was forgotten) before the wait began. */
 	if (job_waitjid(jid, &status, 0) == (jid_t)-1 && errno != ENODATA)
 		die("waitjid: %s", strerror(errno));
+	icount_mark();
 	start = now_seconds() - start;
 	while (wait(NULL) > 0)
 		;
@@ -289,6 +287,6 @@ int main(int argc, char **argv)
 		seconds = kill_cgroup(n);
 	else
 		usage();
-	printf("kill=%s procs=%ld seconds=%.6f\n", argv[2], n, seconds);
+	printf("kill=%s procs=%ld seconds=%.6f marks=2\n", argv[2], n, seconds);
 	return 0;
 }

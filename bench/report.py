@@ -2,6 +2,11 @@
 """Turns the benchmark VM logs (RESULTS/logs/*.log, rows "bench: TABLE
 key=value...") into RESULTS/README.md, one CSV per table and PNG plots.
 
+A row with marks=K takes the next K lines of the QEMU plugin's counters
+(RESULTS/logs/NAME.marks beside NAME.log, bench/icount/plugin.c): its
+instructions are the difference between the first and the last, per
+operation (ops=N) and split into user, core kernel and module area.
+
 Every ratio is taken within one round (the configurations of a round run
 back to back in the same boot) and the rounds' ratios are summarised by
 their median and their range: absolute times under emulation on a shared
@@ -21,7 +26,38 @@ CONFIGS = {
     'B': 'loaded, outside any job',
     'C': 'in a job, 1 subscriber (job)',
     'D': 'in a job, 2 subscribers (job, keyring_bridge)',
+    'pids': 'no module, in a child cgroup v2 with the pids controller',
 }
+
+
+AREAS = ('user', 'kernel', 'module')
+
+
+def read_marks(path):
+    """The plugin's counter lines: "mark SEQ user=U kernel=K module=M"."""
+    marks = []
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] == 'mark':
+                if int(w[1]) != len(marks) + 1:
+                    sys.exit(f'{path}: mark {w[1]} out of sequence')
+                marks.append(dict(kv.split('=') for kv in w[2:]))
+    return marks
+
+
+def add_counts(row, marks, where):
+    """Fills row's per-operation instruction counts from its marks."""
+    k = int(row['marks'])
+    if k < 2 or len(marks) < k:
+        sys.exit(f'{where}: a row needs {k} marks, {len(marks)} are left')
+    first, last = marks[0], marks[k - 1]
+    del marks[:k]
+    ops = int(row['ops'])
+    for a in AREAS:
+        row[a] = (int(last[a]) - int(first[a])) / ops
+    row['instructions'] = sum(row[a] for a in AREAS)
+    row['ns'] = float(row['seconds']) * 1e9 / ops
 
 
 def read_rows(logdir):
@@ -29,13 +65,22 @@ def read_rows(logdir):
     for name in sorted(os.listdir(logdir)):
         if not name.endswith('.log'):
             continue
-        with open(os.path.join(logdir, name), errors='replace') as f:
+        path = os.path.join(logdir, name)
+        marks_path = path[:-len('.log')] + '.marks'
+        marks = read_marks(marks_path) if os.path.exists(marks_path) else None
+        with open(path, errors='replace') as f:
             for line in f:
                 m = ROW.search(line.rstrip('\r\n'))
                 if m:
                     row = dict(kv.split('=', 1) for kv in m.group(2).split()
                                if '=' in kv)
+                    if marks is not None and 'marks' in row:
+                        add_counts(row, marks, marks_path)
+                        # Runs pair only within their boot.
+                        row['run'] = f"{name[:-len('.log')]}:{row['run']}"
                     tables[m.group(1)].append(row)
+        if marks:
+            sys.exit(f'{marks_path}: {len(marks)} marks without a row')
     return tables
 
 
@@ -238,6 +283,149 @@ def profile_section(rows):
     return '\n'.join(lines), summary
 
 
+def icount_stats(rows, op, cfgs, base):
+    """Per configuration of cfgs measured for op: medians of the
+    instructions per operation, of their split and of the guest time, the
+    spread of the instructions ((largest - smallest) / median) and the
+    per-round ratios against base."""
+    # Only the boots that measured the base: each table compares within a
+    # boot.
+    boots = {r['run'].split(':')[0] for r in rows
+             if r['op'] == op and r['cfg'] == base}
+    by_cfg = defaultdict(dict)
+    for r in rows:
+        if r['op'] == op and r['run'].split(':')[0] in boots:
+            by_cfg[r['cfg']][r['run']] = r
+    out = []
+    for c in cfgs:
+        runs = by_cfg.get(c)
+        if not runs:
+            continue
+        ins = [r['instructions'] for r in runs.values()]
+        med = statistics.median(ins)
+        e = {'op': op, 'cfg': c, 'base': base, 'rounds': len(runs),
+             'instructions': med, 'spread_pct': (max(ins) - min(ins)) / med * 100,
+             'ns': statistics.median(r['ns'] for r in runs.values())}
+        for a in AREAS:
+            e[a] = statistics.median(r[a] for r in runs.values())
+        for key in ('instructions', 'ns'):
+            ratios = [(runs[k][key] / by_cfg[base][k][key] - 1) * 100
+                      for k in runs if c != base and k in by_cfg.get(base, {})]
+            if ratios:
+                e[f'{key}_vs_base_pct'] = statistics.median(ratios)
+                e[f'{key}_vs_base_min'] = min(ratios)
+                e[f'{key}_vs_base_max'] = max(ratios)
+        out.append(e)
+    return out
+
+
+def icount_table(stats, unit):
+    lines = [f'| configuration | instructions {unit} (median) | spread | '
+             'against the base: median [range] | user | core kernel | '
+             f'module area | guest time {unit} | guest time against the base |',
+             '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
+    for e in stats:
+        name = f"{e['cfg']}: {CONFIGS[e['cfg']]}" if e['cfg'] in CONFIGS else e['cfg']
+
+        def vs(key):
+            if e['cfg'] == e['base']:
+                return 'base'
+            if f'{key}_vs_base_pct' not in e:
+                return 'n/a'
+            return (f"**{e[f'{key}_vs_base_pct']:+.2f}%** "
+                    f"[{e[f'{key}_vs_base_min']:+.2f}, {e[f'{key}_vs_base_max']:+.2f}]")
+        lines.append(f"| {name} | {e['instructions']:,.0f} | "
+                     f"{e['spread_pct']:.2f}% | {vs('instructions')} | "
+                     f"{e['user']:,.0f} | {e['kernel']:,.0f} | {e['module']:,.0f} | "
+                     f"{e['ns'] / 1e3:.1f} µs | {vs('ns')} |")
+    return '\n'.join(lines)
+
+
+def order_of(cfgs, first):
+    return [c for c in first if c in cfgs] + sorted(set(cfgs) - set(first))
+
+
+def icount_section(rows):
+    """The deterministic lane: one table per operation, and the comparison
+    of two builds (configurations CFG@base) when there is one."""
+    ops = []
+    for r in rows:
+        if r['op'] not in ops:
+            ops.append(r['op'])
+    cfgs = {r['cfg'] for r in rows}
+    plain = order_of({c for c in cfgs if '@' not in c and '-' not in c},
+                     ['A', 'B', 'C', 'D', 'pids'])
+    boots = defaultdict(set)
+    for r in rows:
+        if not r['op'].startswith('kill-'):
+            boots[(r['run'].split(':')[0], r['ops'])].add(r['run'])
+    text = ['Boots (logs/NAME.log): ' + '; '.join(
+                f'{b}: {len(runs)} rounds of {n} operations per run'
+                for (b, n), runs in sorted(boots.items())) +
+            ' (kill: one kill of the whole group per run).  Spread: (largest '
+            '- smallest) / median of the configuration\'s runs.  User, core '
+            'kernel and module area (0xffffffffc0000000-0xffffffffff000000: '
+            'modules, ftrace and kprobe trampolines) are medians.', '']
+    summary = []
+    for op in ops:
+        if op.startswith('kill-'):
+            base = 'pids'
+            title = (f'### {op}: kill {op[5:]} sleeping processes and wait for '
+                     'the end (pids: cgroup.kill + `populated 0`; C, D: '
+                     'killjid + waitjid)')
+            unit = 'per kill'
+        else:
+            base = 'A'
+            title = {'fork': '### fork + exit + wait',
+                     'exec': '### fork + exec of a static binary + exit + wait',
+                     'thread': '### pthread_create + exit + pthread_join',
+                     }.get(op, f'### {op}')
+            unit = 'per op'
+        st = icount_stats(rows, op, plain, base)
+        summary += st
+        text += [title, '', icount_table(st, unit), '']
+    scale = order_of({c for c in cfgs if c.startswith('D-')}, [])
+    if scale:
+        st = icount_stats(rows, 'fork', ['D'] + scale, 'D')
+        summary += st
+        text += ['### Flatness: fork + exit + wait in a job (D) while other '
+                 'jobs (D-jobs-N: N jobs alive in all) or other processes in '
+                 'its job (D-procs-N) are alive', '',
+                 icount_table(st, 'per op'), '']
+    return '\n'.join(text), summary
+
+
+def compare_section(rows):
+    """Each configuration of this build against the same of the base build
+    (CFG@base), per operation, paired within each round."""
+    lines = ['| operation | configuration | base build | this build | '
+             'delta per op: median [range] | delta |',
+             '| --- | --- | ---: | ---: | ---: | ---: |']
+    summary = []
+    ops = []
+    for r in rows:
+        if r['op'] not in ops:
+            ops.append(r['op'])
+    for op in ops:
+        by_cfg = defaultdict(dict)
+        for r in rows:
+            if r['op'] == op:
+                by_cfg[r['cfg']][r['run']] = r['instructions']
+        for c in order_of({c for c in by_cfg if f'{c}@base' in by_cfg},
+                          ['A', 'B', 'C', 'D', 'pids']):
+            this, base = by_cfg[c], by_cfg[f'{c}@base']
+            deltas = [this[k] - base[k] for k in this if k in base]
+            b, t = statistics.median(base.values()), statistics.median(this.values())
+            d = statistics.median(deltas)
+            lines.append(f'| {op} | {c} | {b:,.0f} | {t:,.0f} | **{d:+,.0f}** '
+                         f'[{min(deltas):+,.0f}, {max(deltas):+,.0f}] | '
+                         f'{d / b * 100:+.2f}% |')
+            summary.append({'op': op, 'cfg': c, 'base_build': b,
+                            'this_build': t, 'delta_median': d,
+                            'delta_min': min(deltas), 'delta_max': max(deltas)})
+    return '\n'.join(lines), summary
+
+
 # Tables of configurations against a base: name, configuration order (the
 # first measured is the base), title, introduction.
 OVERHEAD_SECTIONS = [
@@ -293,15 +481,37 @@ def main():
         write_csv(os.path.join(results, f'{name}-runs.csv'), rows)
 
     md = ['# pnotify benchmarks', '',
-          'Written by `make bench` (`bench/run.sh`, `bench/report.py`).  '
-          'Each comparison is one boot of the stock kernel under QEMU TCG; '
-          'its configurations run interleaved, round after round.  A cell '
-          'reads: median value, **median overhead** against the base '
-          'configuration [smallest, largest overhead of a round]; + is '
-          'slower.  Absolute figures are emulated and share the host with '
-          'other work: only the ratios mean something.', '',
-          'Configurations: ' + '; '.join(f'{k}: {v}' for k, v in
+          'Written by `make bench` (`bench/run.sh`, `bench/report.py`).', '',
+          'Configurations: ' + '; '.join(f'**{k}** {v}' for k, v in
                                           CONFIGS.items()) + '.', '']
+    if 'icount' in tables:
+        rows = tables['icount']
+        if any('@' in r['cfg'] for r in rows):
+            text, s = compare_section(rows)
+            write_csv(os.path.join(results, 'compare.csv'), s)
+            md += ['## Instructions per operation: this build against the '
+                   'base build', '', 'Both builds in one boot, interleaved '
+                   '(`make bench-compare`); deltas paired within each round.',
+                   '', text, '']
+        text, s = icount_section(rows)
+        write_csv(os.path.join(results, 'icount.csv'), s)
+        md += ['## Guest instructions per operation (deterministic)', '',
+               'Counted by the QEMU plugin `bench/icount/plugin.c` between '
+               'the markers of `opcount` and `procfarm`: 1 vCPU, TCG single '
+               'thread, `-icount shift=0,sleep=off`, `nokaslr norandmaps '
+               'randomize_kstack_offset=off`, no transparent hugepages, the '
+               'last pid reset before each run, a warm-up, the configurations '
+               'interleaved in one boot.  Host load cannot move these counts; '
+               'the guest time beside them follows the instruction count.',
+               '', text, '']
+    others = [t for t, *_ in OVERHEAD_SECTIONS + KERNEL_SECTIONS if t in tables]
+    md += [] if not others else ['The other tables: each comparison is one boot of the stock '
+           'kernel under QEMU TCG with 2 vCPUs, timed in host time: it moves '
+           'with the load of the host by 10 to 50% from round to round.  '
+           'The configurations run interleaved, round after round.  A cell '
+           'reads: median value, **median overhead** against the base '
+           'configuration [smallest, largest overhead of a round]; + is '
+           'slower.', '']
 
     for table, order, title, intro in OVERHEAD_SECTIONS:
         if table not in tables:

@@ -2,11 +2,15 @@
 # make bench: boots the VM once per comparison, runs the benchmark scenarios
 # of bench/vm/ and writes bench/results/ (bench/report.py).
 #
-# env: PN_BENCH_QUICK=1      a few minutes: 2 rounds, fewer and shorter runs
+# env: PN_BENCH_QUICK=1      a few minutes: the deterministic lane (icount)
+#                            alone, 3 rounds of 1,000 operations
 #      PN_BENCH_RUNS=N       rounds of every comparison (default 5; scale 3)
-#      PN_BENCH_ONLY="a b"   only these comparisons: workloads kernel sync
-#                            cgroup scale
+#      PN_BENCH_ONLY="a b"   only these comparisons: icount workloads
+#                            kernel sync cgroup scale
 #      PN_BENCH_RESULTS=DIR  where to write (default bench/results)
+#      PN_BENCH_BASE_MODULES=DIR, PN_BENCH_BASE_REV=REV
+#                            another build's modules, for configurations
+#                            CFG@base (bench/compare.sh)
 #      PN_BENCH_*            passed to the scenarios (see bench/vm/*.sh)
 set -euo pipefail
 
@@ -20,28 +24,48 @@ declare -A settings=(
 	[PN_BENCH_RUNS]=5 [PN_BENCH_FORKS]=1000 [PN_BENCH_STRESS_SECONDS]=1
 	[PN_BENCH_RW_MSECS]=1000 [PN_BENCH_KILL_PROCS]=1000
 	[PN_BENCH_SCALE]=jobs:1,jobs:100,jobs:10000,procs:10000
+	[PN_BENCH_ICOUNT_OPS]=2000 [PN_BENCH_ICOUNT_SCALE]=jobs:10000,procs:10000
 )
 if [ "$quick" = 1 ]; then
 	settings+=([PN_BENCH_RUNS]=2 [PN_BENCH_FORKS]=500
+		[PN_BENCH_ICOUNT_OPS]=1000 [PN_BENCH_ICOUNT_SCALE]=''
 		[PN_BENCH_STRESS_SECONDS]=1 [PN_BENCH_STRESS_TASKS]=1,8,64
 		[PN_BENCH_RW_MSECS]=300 [PN_BENCH_SCALE]=jobs:1,jobs:100,procs:100)
 fi
 while IFS='=' read -r k v; do
 	settings[$k]=$v
-done < <(env | grep -E '^PN_BENCH_[A-Z_]+=' | grep -vE '^PN_BENCH_(QUICK|ONLY|RESULTS)=')
+done < <(env | grep -E '^PN_BENCH_[A-Z_]+=' | grep -vE '^PN_BENCH_(QUICK|ONLY|RESULTS|BASE_MODULES|BASE_REV)=')
 
 # comparison: scenario, extra settings, VM memory (MiB), timeout (s)
-declare -A scenario=([workloads]=workloads [sync]=workloads [kernel]=kernel
-	[cgroup]=cgroup [scale]=scale)
+declare -A scenario=([icount]=icount [workloads]=workloads [sync]=workloads
+	[kernel]=kernel [cgroup]=cgroup [scale]=scale)
 declare -A extra=(
 	[sync]="PN_BENCH_TABLE=sync;PN_BENCH_CONFIGS=A,D/rwsem,D/percpu,D/srcu;PN_BENCH_STRESSORS=fork;PN_BENCH_STRESS_TASKS=8"
 )
 # 10,000 sleeping processes need more than the default 1 GiB.
-declare -A memory=([scale]=3072)
+declare -A memory=([scale]=3072 [icount]=3072)
+# The deterministic lane counts instructions (bench/icount): one vCPU whose
+# guest time follows the instruction count (-icount shift=0: 1 ns each;
+# sleep=off: an idle guest skips ahead to its next timer), and a kernel
+# whose layout does not change from boot to boot.  The other comparisons
+# boot 2 vCPUs without -icount: a 2-vCPU boot under -icount did not get past
+# the kernel's setup in 13 minutes on this project's host.
+plugin=$repo/build/icount/pn_icount.so
+declare -A smp=([icount]=1)
+declare -A append=(
+	[icount]='nokaslr norandmaps randomize_kstack_offset=off transparent_hugepage=never'
+)
 # Building 10,000 jobs and processes takes minutes a round: 3 rounds unless
 # PN_BENCH_RUNS says otherwise.
 [ -n "${PN_BENCH_RUNS:-}" ] || [ "$quick" = 1 ] || extra[scale]="PN_BENCH_RUNS=3"
-comparisons=${PN_BENCH_ONLY:-workloads kernel sync cgroup scale}
+# The deterministic lane needs 3 rounds for a median that one disturbed
+# round cannot move.
+[ -n "${PN_BENCH_RUNS:-}" ] || [ "$quick" = 0 ] || extra[icount]="PN_BENCH_RUNS=3"
+comparisons=${PN_BENCH_ONLY:-icount workloads kernel sync cgroup scale}
+# Under -icount a guest second costs a billion emulated instructions: the
+# quick run is the deterministic lane alone.
+[ -n "${PN_BENCH_ONLY:-}" ] || [ "$quick" = 0 ] || comparisons=icount
+[ -r "$plugin" ] || { echo "bench: $plugin missing (make icount-plugin)" >&2; exit 2; }
 
 env_arg() {
 	local k out=''
@@ -56,25 +80,35 @@ mkdir -p "$results/logs"
 meta=$results/logs/meta.txt
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-	echo "commit: $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- src tests bench || echo ' (with changes)')"
+	echo "commit: $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- src tests bench ':!bench/results' || echo ' (with changes)')"
 	echo "kernel: $(cat "$repo/build/kver")"
 	echo "host: $(nproc) CPUs, $(uname -r), qemu $(qemu-system-x86_64 --version | head -n 1 | awk '{ print $4 }')"
-	echo "command: make bench$([ "$quick" = 1 ] && echo ' PN_BENCH_QUICK=1')"
+	if [ -n "${PN_BENCH_BASE_REV:-}" ]; then
+		echo "command: make bench-compare BASE=$PN_BENCH_BASE_REV"
+	else
+		echo "command: make bench$([ "$quick" = 1 ] && echo ' PN_BENCH_QUICK=1')"
+	fi
 } > "$meta"
 
 start=$SECONDS
 failed=0
 for c in $comparisons; do
 	[ -n "${scenario[$c]:-}" ] || { echo "bench: unknown comparison $c" >&2; exit 2; }
-	args=(--scenarios "$here/vm" --timeout 3600 --env "$(env_arg "$c")" "${scenario[$c]}")
+	args=(--scenarios "$here/vm" --timeout 3600 --env "$(env_arg "$c")")
+	[ -z "${PN_BENCH_BASE_MODULES:-}" ] || args+=(--add "$PN_BENCH_BASE_MODULES=/lib/pn/modules-base")
+	[ -z "${append[$c]:-}" ] || args+=(--append "${append[$c]}")
+	args+=("${scenario[$c]}")
+	qemu_args=''
+	[ "$c" != icount ] || qemu_args="-icount shift=0,sleep=off -plugin $plugin,out=$results/logs/$c.marks"
+	vm_env=(PN_VM_MEM="${memory[$c]:-1024}" PN_VM_SMP="${smp[$c]:-2}" PN_VM_QEMU_ARGS="$qemu_args")
 	echo "== $c: tests/vm/run.sh ${args[*]}"
 	{
-		echo "run $c: PN_VM_MEM=${memory[$c]:-1024} tests/vm/run.sh $(printf '%q ' "${args[@]}")"
+		echo "run $c: $(printf '%q ' "${vm_env[@]}")tests/vm/run.sh $(printf '%q ' "${args[@]}")"
 		echo "load $c: $(cut -d' ' -f1-3 /proc/loadavg) (host load average before)"
 	} >> "$meta"
 	t0=$SECONDS
 	# (-a: stderr may be a file, which tee must not truncate)
-	out=$(PN_VM_MEM=${memory[$c]:-1024} "$repo/tests/vm/run.sh" "${args[@]}" | tee -a /dev/stderr) || failed=1
+	out=$(env "${vm_env[@]}" "$repo/tests/vm/run.sh" "${args[@]}" | tee -a /dev/stderr) || failed=1
 	# run.sh names its log "booting ... (log: PATH)".
 	cp "$(echo "$out" | sed -n 's/^booting .*(log: \(.*\))$/\1/p')" "$results/logs/$c.log"
 	{

@@ -69,6 +69,13 @@ vm_lane() {
 lanes=${PN_LANES:-stock debug install}
 [[ " $lanes " = *" stock "* ]] && vm_lane stock
 
+# The benchmarks' instruction counter (a QEMU plugin), on the stock kernel.
+if [[ " $lanes " = *" stock "* ]]; then
+	echo "== icount plugin"
+	"$top/tests/check-icount-plugin.sh" 2>&1 | tee "$top/build/icount-plugin.log"
+	add_counts "$(tail -n 1 "$top/build/icount-plugin.log")" icount-plugin
+fi
+
 # The debug lane: KASAN, lockdep, atomic-sleep checks, kmemleak, UBSAN,
 # failslab.  Loops are scaled down: a fork costs ~15x more there.
 if [[ " $lanes " = *" debug "* ]]; then

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Build the gzip'd newc initramfs used by the VM tests.
-# Usage: mkinitramfs.sh OUT --build DIR [--scenarios DIR]
+# Usage: mkinitramfs.sh OUT --build DIR [--scenarios DIR] [--add DIR=PATH]...
 set -euo pipefail
 shopt -s nullglob
 
@@ -11,13 +11,17 @@ HOST_PROGS=(/usr/bin/keyctl)
 BUSYBOX=/bin/busybox
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
-usage() { die "usage: $0 OUT --build DIR [--scenarios DIR]"; }
+usage() { die "usage: $0 OUT --build DIR [--scenarios DIR] [--add DIR=PATH]..."; }
 
-out='' build='' scenarios=$here/scenarios
+out='' build='' scenarios=$here/scenarios adds=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) [ $# -ge 2 ] || usage; build=$2; shift 2 ;;
 	--scenarios) [ $# -ge 2 ] || usage; scenarios=$2; shift 2 ;;
+	--add)
+		[[ $# -ge 2 && $2 == ?*=/?* ]] || usage
+		adds+=("$2")
+		shift 2 ;;
 	-*) usage ;;
 	*) [ -z "$out" ] || usage; out=$1; shift ;;
 	esac
@@ -81,6 +85,13 @@ for f in "$build"/bin/*; do
 done
 for f in "$scenarios"/*.sh; do
 	install_file "$f" "scenarios/${f##*/}" 0755
+done
+# --add DIR=PATH: the files of DIR (another build's modules, say) at PATH.
+for a in "${adds[@]}"; do
+	[ -d "${a%%=*}" ] || die "--add: ${a%%=*} is not a directory"
+	for f in "${a%%=*}"/*; do
+		install_file "$f" "${a#*=}/${f##*/}"
+	done
 done
 
 cat > "$stage/etc/passwd" <<'PASSWD'

@@ -30,12 +30,14 @@ usage: $0 [options] SCENARIO... | all
   --timeout SECONDS   per-scenario timeout (default 300)
   --append "ARGS"     extra kernel command line
   --env "K=V;K=V"     variables exported to the scenarios
+  --add DIR=PATH      also put the files of DIR in the image under PATH
   --shell             boot to an interactive shell (pnotify + --load loaded)
   --load MOD,MOD      extra modules to load in --shell mode
   --verbose           also copy the console to stdout
   --list              list the scenarios
   --parse LOG SCENARIO...   only check an existing console log
-env: PN_VM_ACCEL=kvm, PN_VM_MEM (MiB, default 1024), PN_VM_SMP (default 2)
+env: PN_VM_ACCEL=kvm, PN_VM_MEM (MiB, default 1024), PN_VM_SMP (default 2),
+     PN_VM_QEMU_ARGS (more QEMU arguments, split at spaces)
 USAGE
 	exit 2
 }
@@ -134,10 +136,10 @@ parse_log() {
 }
 
 build=$repo/build scendir=$here/scenarios kernel='' timeout=300 append='' env=''
-shell=0 load='' verbose=0 list=0 parse=''
+shell=0 load='' verbose=0 list=0 parse='' adds=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernel|--build|--scenarios|--timeout|--append|--env|--load|--parse)
+	--kernel|--build|--scenarios|--timeout|--append|--env|--load|--parse|--add)
 		[ $# -ge 2 ] || usage
 		case $1 in
 		--kernel) kernel=$2 ;;
@@ -148,6 +150,7 @@ while [ $# -gt 0 ]; do
 		--env) env=$2 ;;
 		--load) load=$2 ;;
 		--parse) parse=$2 ;;
+		--add) adds+=(--add "$2") ;;
 		esac
 		shift 2 ;;
 	--shell) shell=1; shift ;;
@@ -196,7 +199,7 @@ fi
 
 vmdir=$build/vm
 initrd=$vmdir/initramfs.cpio.gz
-"$here/mkinitramfs.sh" "$initrd" --build "$build" --scenarios "$scendir"
+"$here/mkinitramfs.sh" "$initrd" --build "$build" --scenarios "$scendir" "${adds[@]}"
 
 cmdline="console=ttyS0 loglevel=4 printk.time=1 log_buf_len=8M panic=-1"
 [ -z "$env" ] || cmdline+=" pn.env=$env"
@@ -213,6 +216,8 @@ else
 	# int3 handler), which real CPUs never do.
 	qemu+=(-accel "tcg,thread=${PN_VM_TCG_THREAD:-single}")
 fi
+# shellcheck disable=SC2206 # split at spaces, as documented
+qemu+=(${PN_VM_QEMU_ARGS:-})
 
 if [ "$shell" = 1 ]; then
 	cmdline+=" pn.shell=1${load:+ pn.load=$load}"

@@ -13,27 +13,37 @@ BENCH_RUNS=${PN_BENCH_RUNS:-5}
 #   B  pnotify, job and keyring_bridge loaded, the process outside any job
 #   C  inside a job, one subscriber (job)
 #   D  inside a job, two subscribers (job and keyring_bridge)
-# A label CFG/SYNC loads pnotify with sync=SYNC (default: pnotify's own).
+# and the kernel's own grouping:
+#   pids  no module loaded, the process in a child cgroup v2 with the pids
+#         controller
+# A label CFG/SYNC loads pnotify with sync=SYNC (default: pnotify's own);
+# CFG@REV loads the modules of /lib/pn/modules-REV (bench-compare's other
+# build) instead of /lib/pn/modules.
 
-# The modules loaded now, in load order: "pnotify:SYNC job ...".
+# The modules loaded now, in load order: "pnotify:SYNC@REV job@REV ...".
 bench_loaded=''
+BENCH_CGROUP=/sys/fs/cgroup/bench-pids
 
-# bench_modules_for CFG/SYNC: the module list a configuration needs.
+# bench_modules_for CFG[/SYNC][@REV]: the module list a configuration needs.
 bench_modules_for() {
-	_sync=${1#*/}
-	[ "$_sync" = "$1" ] && _sync=default
-	case ${1%%/*} in
-	A) echo '' ;;
-	B|D) echo "pnotify:$_sync job keyring_bridge" ;;
-	C) echo "pnotify:$_sync job" ;;
+	_rev=${1#*@}
+	[ "$_rev" = "$1" ] && _rev=''
+	_cfg=${1%@*}
+	_sync=${_cfg#*/}
+	[ "$_sync" = "$_cfg" ] && _sync=default
+	case ${_cfg%%/*} in
+	A|pids) echo '' ;;
+	B|D) echo "pnotify:$_sync@$_rev job@$_rev keyring_bridge@$_rev" ;;
+	C) echo "pnotify:$_sync@$_rev job@$_rev" ;;
 	*) pn_fail "unknown configuration $1" ;;
 	esac
 }
 
-# bench_config CFG/SYNC: unloads and loads modules, as few as it can, until
-# exactly the configuration's are loaded.
+# bench_config CFG[/SYNC][@REV]: unloads and loads modules, as few as it
+# can, until exactly the configuration's are loaded.
 bench_config() {
-	_want=$(bench_modules_for "$1")
+	_cfg=$1
+	_want=$(bench_modules_for "$_cfg")
 	# The common prefix of what is loaded and what is wanted stays.
 	# shellcheck disable=SC2086 # a list of words
 	set -- $_want
@@ -46,33 +56,48 @@ bench_config() {
 	_i=0 _drop=''
 	for _m in $bench_loaded; do
 		_i=$((_i + 1))
-		[ "$_i" -gt "$_nkeep" ] && _drop="${_m%%:*} $_drop"
+		[ "$_i" -gt "$_nkeep" ] && _drop="${_m%%[:@]*} $_drop"
 	done
 	for _m in $_drop; do
 		rmmod "$_m" || pn_fail "rmmod $_m"
 	done
 	for _m in "$@"; do
+		_dir=$PN_MODDIR
+		[ -n "${_m#*@}" ] && _dir=$PN_MODDIR-${_m#*@}
+		_m=${_m%@*}
 		case $_m in
-		pnotify:default) insmod "$PN_MODDIR/pnotify.ko" ;;
-		pnotify:*) insmod "$PN_MODDIR/pnotify.ko" "sync=${_m#*:}" ;;
-		*) insmod "$PN_MODDIR/$_m.ko" ;;
-		esac || pn_fail "insmod $_m"
+		pnotify:default) insmod "$_dir/pnotify.ko" ;;
+		pnotify:*) insmod "$_dir/pnotify.ko" "sync=${_m#*:}" ;;
+		*) insmod "$_dir/$_m.ko" ;;
+		esac || pn_fail "insmod $_dir/$_m"
 	done
 	bench_loaded=$_want
+	case ${_cfg%%[/@]*} in
+	pids)
+		if ! echo +pids > /sys/fs/cgroup/cgroup.subtree_control ||
+			! mkdir -p "$BENCH_CGROUP"; then
+			pn_fail "a pids cgroup"
+		fi ;;
+	esac
 	# Patching kernel text (kprobes, module load) makes TCG drop its
 	# translations: a burst of forks retranslates the hot paths before
 	# anything is measured.
-	bench_in "$1" forkexit -q "${PN_BENCH_WARMUP_FORKS:-300}" > /dev/null ||
-		pn_fail "warm-up in $1"
+	bench_in "$_cfg" forkexit -q "${PN_BENCH_WARMUP_FORKS:-300}" > /dev/null ||
+		pn_fail "warm-up in $_cfg"
 }
 
 # bench_in CFG CMD...: runs CMD where the configuration puts the process
-# (C and D: in a new job); prints CMD's output only.
+# (C and D: in a new job; pids: in the pids cgroup); prints CMD's output
+# only.
 bench_in() {
-	case ${1%%/*} in
+	case ${1%%[/@]*} in
 	C|D)
 		shift
 		jobctl create -- "$@" | tail -n +2 ;;
+	pids)
+		shift
+		# shellcheck disable=SC2016 # the inner shell's
+		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$BENCH_CGROUP" "$@" ;;
 	*)
 		shift
 		"$@" ;;

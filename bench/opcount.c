@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * opcount: runs N operations between two icount markers, for the
+ * deterministic benchmark lane (bench/vm/icount.sh, with QEMU's
+ * bench/icount plugin counting the guest's instructions).
+ *
+ *   opcount [-w WARMUP] [-P PID] [-u] fork|exec|thread N
+ *
+ *   fork    fork, the child exits at once, the parent reaps it
+ *   exec    fork, the child execs this (static) program, which exits at
+ *           once, the parent reaps it
+ *   thread  pthread_create of a thread that returns at once, pthread_join
+ *
+ * First WARMUP operations (default N / 10) bring caches, the thread stack
+ * cache and TCG's translations to their steady state; then the last pid is
+ * set to PID (default 10000; /proc/sys/kernel/ns_last_pid, root only) so
+ * that every run allocates the same pids, the marker runs, N operations,
+ * the marker again.  Prints one line:
+ *
+ *   op=OP ops=N errors=E marks=2 seconds=S
+ *
+ * -u runs without the markers (marks=0): a warm-up whose counts nobody
+ * reads.
+ *
+ * seconds is CLOCK_MONOTONIC between the markers: guest time, which under
+ * QEMU's -icount follows the instruction count.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "bench.h"
+
+#define EXEC_ARG	"--exit-now"
+#define NS_LAST_PID	"/proc/sys/kernel/ns_last_pid"
+
+static const char *self;
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: opcount [-w WARMUP] [-P PID] [-u] fork|exec|thread N\n");
+	exit(2);
+}
+
+static long parse_long(const char *s, long min, long max)
+{
+	long n = parse_range(s, min, max);
+
+	if (n < 0)
+		usage();
+	return n;
+}
+
+/* Reaps pid; a child that did not exit with status 0 is an error. */
+static int reap(pid_t pid)
+{
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static int op_fork(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	return reap(pid);
+}
+
+static int op_exec(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl(self, "opcount", EXEC_ARG, (char *)NULL);
+		_exit(127);
+	}
+	return reap(pid);
+}
+
+static void *thread_main(void *arg)
+{
+	return arg;
+}
+
+static int op_thread(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, thread_main, NULL))
+		return -1;
+	return pthread_join(t, NULL) ? -1 : 0;
+}
+
+static void set_last_pid(long pid)
+{
+	FILE *f = fopen(NS_LAST_PID, "w");
+
+	if (!f || fprintf(f, "%ld", pid) < 0 || fclose(f)) {
+		fprintf(stderr, "opcount: %s: %s\n", NS_LAST_PID, strerror(errno));
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*run)(void);
+	} ops[] = {
+		{ "fork", op_fork }, { "exec", op_exec }, { "thread", op_thread },
+	};
+	long n, i, warmup = -1, last_pid = 10000, errors = 0;
+	int (*run)(void) = NULL;
+	bool marked = true;
+	double seconds;
+	size_t k;
+	int opt;
+
+	if (argc == 2 && !strcmp(argv[1], EXEC_ARG))
+		return 0;
+	while ((opt = getopt(argc, argv, "w:P:u")) != -1) {
+		switch (opt) {
+		case 'u':
+			marked = false;
+			break;
+		case 'w':
+			warmup = parse_long(optarg, 0, 10000000);
+			break;
+		case 'P':
+			last_pid = parse_long(optarg, 1, 4194304);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (argc - optind != 2)
+		usage();
+	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		if (!strcmp(argv[optind], ops[k].name))
+			run = ops[k].run;
+	if (!run)
+		usage();
+	n = parse_long(argv[optind + 1], 1, 10000000);
+	if (warmup < 0)
+		warmup = n / 10;
+	self = realpath("/proc/self/exe", NULL);
+	if (!self) {
+		perror("opcount: /proc/self/exe");
+		return 1;
+	}
+
+	for (i = 0; i < warmup; i++)
+		errors += run() != 0;
+	set_last_pid(last_pid);
+	seconds = now_seconds();
+	if (marked)
+		icount_mark();
+	for (i = 0; i < n; i++)
+		errors += run() != 0;
+	if (marked)
+		icount_mark();
+	seconds = now_seconds() - seconds;
+	printf("op=%s ops=%ld errors=%ld marks=%d seconds=%.6f\n", argv[optind],
+	       n, errors, marked ? 2 : 0, seconds);
+	return errors ? 1 : 0;
+}

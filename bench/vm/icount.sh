@@ -1,0 +1,101 @@
+#!/bin/sh
+# The deterministic lane: guest instructions per operation, counted by the
+# QEMU plugin bench/icount between the markers of opcount and procfarm.
+# bench/run.sh boots this with 1 vCPU, -icount shift=0,sleep=off and the
+# kernel parameters that keep the counts repeatable (no KASLR, no random
+# mmap or kernel stack offset, no transparent hugepages).  Every round runs
+# every configuration (PN_BENCH_CONFIGS, see bench.sh) once, each operation
+# of PN_BENCH_OPS in turn, PN_BENCH_RUNS rounds:
+#  - opcount fork|exec|thread PN_BENCH_ICOUNT_OPS (after a warm-up, with the
+#    last pid reset, so that every run allocates the same pids);
+#  - killing PN_BENCH_KILL_PROCS sleeping processes (0: not measured) and
+#    waiting for the end: cgroup.kill + "populated 0" in pids, killjid +
+#    waitjid in C and D;
+#  - with PN_BENCH_ICOUNT_SCALE (jobs:N,procs:N), opcount fork in D while N
+#    jobs are alive, or N processes sleep in its own job.
+# Rows: "bench: icount run=R cfg=CFG op=OP ops=N marks=K seconds=S"; the
+# host pairs each row with the plugin's next K counter lines.
+# shellcheck source=bench/vm/lib/bench.sh
+. /lib/pn/bench.sh
+
+configs=$(echo "${PN_BENCH_CONFIGS:-A,B,C,D,pids}" | tr , ' ')
+ops=$(echo "${PN_BENCH_OPS:-fork,exec,thread}" | tr , ' ')
+n=${PN_BENCH_ICOUNT_OPS:-2000}
+kill_procs=${PN_BENCH_KILL_PROCS:-1000}
+populations=$(echo "${PN_BENCH_ICOUNT_SCALE:-}" | tr , ' ')
+# Every run starts from this pid, above whatever sleeps (the populations).
+first_pid=100000
+
+echo never > /sys/kernel/mm/transparent_hugepage/enabled
+echo 4194304 > /proc/sys/kernel/pid_max || pn_fail "pid_max"
+
+# hold_and_count HOLD-ARGS: opcount fork while procfarm hold HOLD-ARGS keeps
+# its sleepers alive (in the caller's job, or with -J in jobs of their own).
+cat > /tmp/hold-and-count <<'SCRIPT'
+#!/bin/sh
+. /lib/pn/lib.sh
+procfarm hold "$@" > /tmp/ready &
+holder=$!
+pn_wait_file /tmp/ready
+opcount -P "$FIRST_PID" fork "$OPS"
+rc=$?
+kill -TERM "$holder"
+wait "$holder"
+rm -f /tmp/ready
+exit $rc
+SCRIPT
+chmod 755 /tmp/hold-and-count
+export FIRST_PID="$first_pid" OPS="$n"
+
+# emit ROW OUTPUT: a result row from a program's output.
+emit() {
+	for f in marks seconds; do
+		v=$(echo "$2" | bench_field $f)
+		[ -n "$v" ] || pn_fail "$1: no $f in: $2"
+		set -- "$1 $f=$v" "$2"
+	done
+	bench_emit "icount $1"
+}
+
+# The first runs after boot count more (the boot's deferred work): one
+# unmarked round of every operation first.
+bench_config A
+for op in $ops; do
+	opcount -u -P "$first_pid" "$op" "$n" > /dev/null || pn_fail "warm-up: opcount $op"
+done
+
+run=1
+while [ "$run" -le "$BENCH_RUNS" ]; do
+	for cfg in $configs; do
+		bench_config "$cfg"
+		for op in $ops; do
+			out=$(bench_in "$cfg" opcount -P "$first_pid" "$op" "$n") ||
+				pn_fail "opcount $op in $cfg: $out"
+			emit "run=$run cfg=$cfg op=$op ops=$n" "$out"
+		done
+		[ "$kill_procs" -gt 0 ] || continue
+		case ${cfg%%[/@]*} in
+		pids) kind=cgroup ;;
+		C|D) kind=job ;;
+		*) continue ;;
+		esac
+		out=$(procfarm kill "$kind" "$kill_procs") || pn_fail "procfarm kill $kind: $out"
+		emit "run=$run cfg=$cfg op=kill-$kill_procs ops=1" "$out"
+	done
+	for p in $populations; do
+		m=${p#*:}
+		case $p in
+		# opcount's own job counts: m - 1 more jobs.
+		jobs:*) args="-J $((m - 1))" ;;
+		# m - 1 sleepers in opcount's job.
+		procs:*) args=$((m - 1)) ;;
+		*) pn_fail "unknown population $p" ;;
+		esac
+		bench_config D
+		# shellcheck disable=SC2086
+		out=$(bench_in D /tmp/hold-and-count $args) || pn_fail "$p: $out"
+		emit "run=$run cfg=D-${p%:*}-$m op=fork ops=$n" "$out"
+	done
+	run=$((run + 1))
+done
+bench_config A
