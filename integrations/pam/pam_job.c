@@ -31,7 +31,7 @@
 #define HID_JID_TRIES 64
 
 struct pam_job_options {
-	bool keyring;	/* the job's keyring must be the session keyring */
+	bool keyring;	/* the session must possess the job's keyring */
 	bool fatal;	/* no job, no session */
 	bool debug;
 	bool have_hid;
@@ -141,11 +141,11 @@ static void log_job_error(pam_handle_t *pamh, const char *user, int err)
 	pam_syslog(pamh, LOG_ERR, "no job for the session of %s: %s", user, what);
 }
 
-/* The session keyring is the job's; @jid_text names the job in messages. */
+/* The session possesses the job's keyring; @jid_text names the job. */
 static int join_job_keyring(pam_handle_t *pamh, jid_t jid,
 			    const char *jid_text)
 {
-	if (job_keyring_join(jid) == 0)
+	if (job_keyring_join(jid) > 0)
 		return 0;
 	if (errno == ENOKEY)
 		pam_syslog(pamh, LOG_ERR,
@@ -153,7 +153,7 @@ static int join_job_keyring(pam_handle_t *pamh, jid_t jid,
 			   jid_text);
 	else
 		pam_syslog(pamh, LOG_ERR,
-			   "cannot make the keyring of job %s the session keyring: %m",
+			   "cannot give the session the keyring of job %s: %m",
 			   jid_text);
 	return -1;
 }
