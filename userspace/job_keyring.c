@@ -58,7 +58,14 @@ long job_keyring_serial(jid_t jid)
 	return found > 0 ? found : 0;
 }
 
-int job_keyring_join(jid_t jid)
+/* Whether the session keyring holds the keyring @serial named @name. */
+static int session_holds(long serial, const char *name)
+{
+	return syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING,
+		       "keyring", name, 0) == serial;
+}
+
+long job_keyring_join(jid_t jid)
 {
 	char name[JOB_KEYRING_NAME_SIZE];
 	long serial = mapped_serial(jid);
@@ -67,19 +74,16 @@ int job_keyring_join(jid_t jid)
 		errno = ENOKEY;
 		return -1;
 	}
-	if (session_keyring_serial() == serial)
-		return 0;
 	snprintf(name, sizeof(name), JOB_KEYRING_NAME_FORMAT,
 		 (unsigned long long)jid);
+	if (session_keyring_serial() == serial || session_holds(serial, name))
+		return serial;
 	/*
-	 * Joining goes by name, and anyone can name a keyring of theirs so:
-	 * the serial from the map tells whether it found the job's.
+	 * Never by name, which anyone can give a keyring of theirs: a fresh
+	 * session keyring of the caller's own, the job's linked in by serial.
 	 */
-	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) < 0)
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 ||
+	    syscall(SYS_keyctl, KEYCTL_LINK, serial, KEY_SPEC_SESSION_KEYRING) < 0)
 		return -1;
-	if (session_keyring_serial() != serial) {
-		errno = EKEYREJECTED;
-		return -1;
-	}
-	return 0;
+	return serial;
 }

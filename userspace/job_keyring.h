@@ -16,12 +16,16 @@
 long job_keyring_serial(jid_t jid);
 
 /*
- * Makes the job's keyring the calling process's session keyring, unless it
- * already is (keyring_bridge's mode=session installs it when a process
- * joins a job; mode=link and mode=off do not).  Needs the root-only map.
- * Returns 0, or -1 with errno ENOKEY when the job has no keyring
- * (keyring_bridge not loaded), or keyctl()'s errno.
+ * Makes the calling process possess the job's keyring through its session
+ * keyring: the session keyring already is the job's (keyring_bridge's
+ * mode=session installs it when a process joins a job) or holds it
+ * (mode=link), else the process gets a fresh session keyring of its own
+ * with the job's keyring linked in, found by serial, never by its name.
+ * Needs the root-only map.  Returns the keyring's serial, or -1 with errno
+ * ENOKEY when the job has no keyring (keyring_bridge not loaded), or
+ * keyctl()'s errno (the process then has the fresh session keyring, or
+ * the one it had).
  */
-int job_keyring_join(jid_t jid);
+long job_keyring_join(jid_t jid);
 
 #endif /* _JOB_KEYRING_H */

@@ -31,7 +31,7 @@
 #define HID_JID_TRIES 64
 
 struct pam_job_options {
-	bool keyring;	/* the job's keyring must be the session keyring */
+	bool keyring;	/* the session must possess the job's keyring */
 	bool fatal;	/* no job, no session */
 	bool debug;
 	bool have_hid;
@@ -91,30 +91,45 @@ static jid_t create_with_hid(unsigned int hid, uid_t uid)
 	return (jid_t)-1;
 }
 
+/* A new job owned by @uid with the calling process in it. */
+static jid_t new_job(const struct pam_job_options *opt, uid_t uid)
+{
+	if (opt->have_hid)
+		return create_with_hid(opt->hid, uid);
+	return job_create(0, uid, 0);
+}
+
 /*
- * The session's job.  A process already in a job stays in it (su or sudo
- * inside a batch job or another login): job_create() would move it out,
- * and a job must not be escapable by starting a session.
+ * The session's job.  A process already in a job of the session's user
+ * stays in it (su or sudo to oneself inside a batch job or another login):
+ * a job must not be escapable by starting a session.  A session of another
+ * user (su - alice in root's job) gets a job of its own: it must share no
+ * job, keyring or kill with another user.
  */
 static jid_t session_job(pam_handle_t *pamh, const struct pam_job_options *opt,
 			 uid_t uid)
 {
 	char jid_text[JID_STRING_SIZE];
 	jid_t jid = job_getjid(getpid());
+	uid_t owner;
 
-	if (jid != (jid_t)-1) {
-		format_jid(jid, jid_text);
+	if (jid == (jid_t)-1 && errno != ENODATA)
+		return (jid_t)-1;
+	if (jid == (jid_t)-1)
+		return new_job(opt, uid);
+	format_jid(jid, jid_text);
+	owner = job_getuid(jid);
+	if (owner == uid) {
 		if (opt->debug)
 			pam_syslog(pamh, LOG_DEBUG,
 				   "already in job %s: the session stays in it",
 				   jid_text);
 		return jid;
 	}
-	if (errno != ENODATA)
-		return (jid_t)-1;
-	if (opt->have_hid)
-		return create_with_hid(opt->hid, uid);
-	return job_create(0, uid, 0);
+	pam_syslog(pamh, LOG_INFO,
+		   "in job %s of uid %d: the session of uid %u gets a job of its own",
+		   jid_text, owner == (uid_t)-1 ? -1 : (int)owner, (unsigned int)uid);
+	return new_job(opt, uid);
 }
 
 static void log_job_error(pam_handle_t *pamh, const char *user, int err)
@@ -141,11 +156,11 @@ static void log_job_error(pam_handle_t *pamh, const char *user, int err)
 	pam_syslog(pamh, LOG_ERR, "no job for the session of %s: %s", user, what);
 }
 
-/* The session keyring is the job's; @jid_text names the job in messages. */
+/* The session possesses the job's keyring; @jid_text names the job. */
 static int join_job_keyring(pam_handle_t *pamh, jid_t jid,
 			    const char *jid_text)
 {
-	if (job_keyring_join(jid) == 0)
+	if (job_keyring_join(jid) > 0)
 		return 0;
 	if (errno == ENOKEY)
 		pam_syslog(pamh, LOG_ERR,
@@ -153,7 +168,7 @@ static int join_job_keyring(pam_handle_t *pamh, jid_t jid,
 			   jid_text);
 	else
 		pam_syslog(pamh, LOG_ERR,
-			   "cannot make the keyring of job %s the session keyring: %m",
+			   "cannot give the session the keyring of job %s: %m",
 			   jid_text);
 	return -1;
 }
@@ -164,13 +179,16 @@ static int open_job_session(pam_handle_t *pamh,
 {
 	char jid_text[JID_STRING_SIZE], env[sizeof("JOB_JID=") + JID_STRING_SIZE];
 	struct passwd *pw;
+	const void *item;
 	const char *user;
 	jid_t jid;
 
-	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || !user) {
+	/* pam_get_user() could prompt for a name, here in the session phase. */
+	if (pam_get_item(pamh, PAM_USER, &item) != PAM_SUCCESS || !item) {
 		pam_syslog(pamh, LOG_ERR, "no user for the session");
 		return PAM_SESSION_ERR;
 	}
+	user = item;
 	pw = pam_modutil_getpwnam(pamh, user);
 	if (!pw) {
 		pam_syslog(pamh, LOG_ERR, "no user %s in the password database", user);

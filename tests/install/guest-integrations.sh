@@ -67,9 +67,10 @@ keyring_name=$(printf '_job.%s' "${jid#0x}")
 check "pam_job: keyring: the session keyring is $keyring_name" \
 	grep -q "^session_keyring=keyring;$uid;0;[0-9a-f]*;$keyring_name\$" "$probe_out"
 
-# A session opened by a process already in a job stays in that job.
+# A session opened by a process already in a job of the session's user
+# stays in that job.
 rm -f "$probe_out"
-outer=$(jobctl create -- pamtester pnotify-job-test "$user" open_session | head -n 1)
+outer=$(jobctl create --user "$user" -- pamtester pnotify-job-test "$user" open_session | head -n 1)
 inner=$(sed -n 's/^jid=//p' "$probe_out" 2>/dev/null)
 check "pam_job: a session opened in job $outer stays in it ($inner)" \
 	test -n "$outer" -a "$outer" = "$inner"
@@ -155,7 +156,8 @@ EOF
 # so the plugin makes the scope's cgroup itself.
 printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' > /etc/slurm/cgroup.conf
 echo "required spank_job.so keys=PNOTIFY_TEST_TOKEN" > /etc/slurm/plugstack.conf.d/spank_job.conf
-# The node's host id, in the upper half of the JIDs.
+# The node's host id, in the upper half of kernel-chosen JIDs (a Slurm job's
+# JID does not depend on it).
 jsethid 2a
 systemctl start munge slurmctld slurmd
 if wait_for 90 sh -c "sinfo -h -o %T 2>/dev/null | grep -qx idle"; then
@@ -178,12 +180,12 @@ EOF
 chmod 755 /tmp/escape.sh
 rm -f /tmp/escaped.pid
 slurm_id=$(su "$user" -c 'PNOTIFY_TEST_TOKEN=s3cret sbatch --parsable -o /tmp/slurm-%j.out /tmp/escape.sh')
-slurm_jid=$(printf '0x%08x%08x' 0x2a "${slurm_id:-0}")
+slurm_jid=$(printf '0x%08x00000000' "${slurm_id:-0}")
 check "spank_job: sbatch: Slurm job $slurm_id running, escaped process started" \
 	wait_for 90 test -s /tmp/escaped.pid
 escaped=$(cat /tmp/escaped.pid 2>/dev/null)
 jobctl list
-check "spank_job: jobctl list shows JID $slurm_jid (host id 0x2a, Slurm job $slurm_id)" \
+check "spank_job: jobctl list shows JID $slurm_jid (Slurm job $slurm_id << 32)" \
 	sh -c "jobctl list | grep -q '^$slurm_jid $user '"
 script_pid=$(jobctl list | awk -v j="$slurm_jid" '$1 == j { print $4 }')
 script_session=$(ps -o sid= -p "$script_pid" 2>/dev/null | tr -d ' ')

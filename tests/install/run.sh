@@ -157,6 +157,7 @@ cleanup_mounts
 log "boot under QEMU"
 install -m 755 "$here/guest-check.sh" "$rootfs/usr/local/sbin/pnotify-install-check"
 install -m 644 "$here/guest-integrations.sh" "$rootfs/usr/local/sbin/pnotify-integration-check"
+install -m 644 "$here/guest-cross-user.sh" "$rootfs/usr/local/sbin/pnotify-cross-user-check"
 install -m 644 "$here/pnotify-install-check.service" "$rootfs/etc/systemd/system/"
 ln -sf /etc/systemd/system/pnotify-install-check.service \
 	"$rootfs/etc/systemd/system/multi-user.target.wants/pnotify-install-check.service"
@@ -171,10 +172,11 @@ fi
 rm -f "$rootfs/etc/systemd/system/multi-user.target.wants/pnotify-install-check.service" \
 	"$rootfs/etc/systemd/system/pnotify-install-check.service" \
 	"$rootfs/usr/local/sbin/pnotify-install-check" \
-	"$rootfs/usr/local/sbin/pnotify-integration-check"
+	"$rootfs/usr/local/sbin/pnotify-integration-check" \
+	"$rootfs/usr/local/sbin/pnotify-cross-user-check"
 t_boot=$SECONDS
 boot_args=(--kernel "$rootfs/boot/vmlinuz-$kver" --initrd "$rootfs/boot/initrd.img-$kver"
-	--image "$work/rootfs.img" --log "$work/boot.log" --timeout "${PN_INSTALL_BOOT_TIMEOUT:-900}"
+	--image "$work/rootfs.img" --log "$work/boot.log" --timeout "${PN_INSTALL_BOOT_TIMEOUT:-2400}"
 	# The console is the test's: no login prompt on it (a getty started on
 	# ttyS0 as the guest powered itself off mid-test).
 	--append "systemd.mask=serial-getty@ttyS0.service")
