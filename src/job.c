@@ -87,6 +87,7 @@ struct job {
 	int last_status;
 	struct job_sums spent;	/* used by tasks that left; counts of all */
 	u32 kill_seq;
+	unsigned int kills_active;	/* killjids still sending */
 	struct job_kill kills[_NSIG];
 	wait_queue_head_t ended_wq;
 };
@@ -116,7 +117,7 @@ struct job_member {
 	struct list_head link;
 	struct list_head process_link;
 	struct job_process own_process;
-	u32 fork_seq;		/* job->kill_seq at this task's last fork */
+	u32 fork_seq;		/* job->kill_seq at its last fork with no kill on */
 };
 
 /* A final record of an ended job, kept for accounting (CSA). */
@@ -503,7 +504,7 @@ static u64 job_missed_signals(struct job *job, struct job_member *parent,
 	int sig;
 
 	lockdep_assert_held(&job->lock);
-	if (parent->fork_seq == job->kill_seq)
+	if (parent->fork_seq == job->kill_seq && !job->kills_active)
 		return 0;
 	pending = job_sigset_bits(&current->pending.signal) |
 		  job_sigset_bits(&current->signal->shared_pending.signal);
@@ -558,7 +559,12 @@ static int job_inherit(struct task_struct *child,
 				      thread ? parent->process : NULL);
 		if (!thread)
 			missed = job_missed_signals(job, parent, child);
-		parent->fork_seq = job->kill_seq;
+		/*
+		 * A kill still sending may yet reach the parent in its next
+		 * fork: that fork must still see it as new.
+		 */
+		if (!job->kills_active)
+			parent->fork_seq = job->kill_seq;
 	}
 	raw_spin_unlock(&job->lock);
 	for (sig = 1; missed; sig++, missed >>= 1)
@@ -1017,6 +1023,7 @@ static long job_killjid(void *arg)
 		k = &job->kills[req->sig];
 		k->seq = ++job->kill_seq;
 		k->active++;
+		job->kills_active++;
 		k->priv = priv;
 		k->uid = current_uid();
 		k->euid = current_euid();
@@ -1035,6 +1042,7 @@ static long job_killjid(void *arg)
 	if (k) {
 		raw_spin_lock_irq(&job->lock);
 		k->active--;
+		job->kills_active--;
 		raw_spin_unlock_irq(&job->lock);
 	}
 	job_put(job);
