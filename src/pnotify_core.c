@@ -36,13 +36,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
-#include <linux/list_bl.h>
-#include <linux/rculist_bl.h>
+#include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/mm.h>
+/* After the scheduler's headers: bit_spinlock.h needs cpu_relax(). */
+#include <linux/list_bl.h>
+#include <linux/rculist_bl.h>
 #include <pnotify.h>
 #include "pnotify_internal.h"
 #include "wrapper/sched.h"
