@@ -26,7 +26,7 @@ echo "cross-user: su from a root-owned job"
 cat > "$xdir/root-job.sh" <<EOF
 #!/bin/sh
 keyctl add user pnotify_root_secret r00t-s3cret @s > /dev/null
-echo "outer=\$(jstat | awk 'NR == 2 { print \$1 }')"
+echo "outer=\$(jstat | awk 'NR == 3 { print \$1 }')"
 su - $user -c $xdir/su-probe.sh
 EOF
 cat > "$xdir/su-probe.sh" <<'EOF'
@@ -160,7 +160,7 @@ slurm_first_id() {
 }
 cat > "$xdir/b-job.sh" <<'EOF'
 #!/bin/sh
-echo "jid=$(jstat | awk 'NR == 2 { print $1 }')"
+echo "jid=$(jstat | awk 'NR == 3 { print $1 }')"
 echo "akey=$(keyctl print %user:pnotify_a_secret 2>&1)"
 sleep 600
 EOF
@@ -221,7 +221,7 @@ sleep 600
 EOF
 cat > "$xdir/t-step.sh" <<'EOF'
 #!/bin/sh
-echo "step jid=$(jstat | awk 'NR == 2 { print $1 }')"
+echo "step jid=$(jstat | awk 'NR == 3 { print $1 }')"
 echo "step key=$(keyctl print %user:PNOTIFY_TEST_TOKEN 2>&1)"
 echo "step env=${PNOTIFY_TEST_TOKEN:-none} ${SLURM_EXPORT_ENV:-unset}"
 EOF
