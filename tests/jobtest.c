@@ -1431,7 +1431,8 @@ static int thread_count(pid_t pid)
 /* Shared between the test and a process whose threads keep changing. */
 struct thread_churn {
 	int hold;		/* the test asks the spawner to pause */
-	int held;		/* the spawner has paused, its threads settled */
+	int held;		/* the spawner has paused */
+	int live;		/* then: the threads it keeps alive */
 	int stop;
 };
 
@@ -1461,6 +1462,9 @@ static void *spawn_threads(void *arg)
 		int slot = n % THREAD_RING;
 
 		if (__atomic_load_n(&churn->hold, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&churn->live,
+					 n < THREAD_RING ? (int)n : THREAD_RING,
+					 __ATOMIC_RELAXED);
 			__atomic_store_n(&churn->held, 1, __ATOMIC_RELEASE);
 			sleep_ms(1);
 			continue;
@@ -1478,11 +1482,23 @@ static void *spawn_threads(void *arg)
 	return NULL;
 }
 
-/* Pauses the spawner and returns once its threads are settled. */
-static void hold_threads(struct thread_churn *churn, int hold)
+/*
+ * Pauses the spawner of @pid and returns once its threads are settled: a
+ * joined thread may still be counted until it is reaped, after it has left
+ * its job.
+ */
+static void hold_threads(struct thread_churn *churn, pid_t pid, int hold)
 {
 	__atomic_store_n(&churn->hold, hold, __ATOMIC_RELEASE);
-	while (hold && !__atomic_load_n(&churn->held, __ATOMIC_ACQUIRE))
+	if (!hold) {
+		while (__atomic_load_n(&churn->held, __ATOMIC_ACQUIRE))
+			sleep_ms(1);
+		return;
+	}
+	while (!__atomic_load_n(&churn->held, __ATOMIC_ACQUIRE))
+		sleep_ms(1);
+	for (int ms = 0; ms < 2000 && thread_count(pid) !=
+	     2 + __atomic_load_n(&churn->live, __ATOMIC_RELAXED); ms++)
 		sleep_ms(1);
 }
 
@@ -1527,23 +1543,23 @@ static void test_threads_during_moves(void)
 
 		if (!expect(job_attachpid(pid, job.jid) == job.jid, "attach: %m"))
 			break;
-		hold_threads(churn, 1);
+		hold_threads(churn, pid, 1);
 		threads = thread_count(pid);
 		tasks = job_tasks(job.jid);
 		wrong_in += tasks != threads + 1;
 		if (tasks != threads + 1 && wrong_in == 1)
 			note("after attach: %d tasks in the job, %d threads + the leader",
 			     tasks, threads);
-		hold_threads(churn, 0);
+		hold_threads(churn, pid, 0);
 		if (!expect(job_detachpid(pid) == job.jid, "detach: %m"))
 			break;
-		hold_threads(churn, 1);
+		hold_threads(churn, pid, 1);
 		tasks = job_tasks(job.jid);
 		wrong_out += tasks != 1;
 		if (tasks != 1 && wrong_out == 1)
 			note("after detach: %d tasks in the job, not just the leader",
 			     tasks);
-		hold_threads(churn, 0);
+		hold_threads(churn, pid, 0);
 	}
 	expect(!wrong_in, "%d of %d attaches left threads out", wrong_in,
 	       THREAD_MOVE_ROUNDS);
