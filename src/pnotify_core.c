@@ -385,11 +385,22 @@ static struct pn_task *pn_task_claim(struct task_struct *task, int flag,
 static void pn_prep_work(struct callback_head *work);
 
 /* Queues @e's prep work on its task (current, or a child not yet run). */
-static void pn_task_queue_prep(struct pn_task *e)
+/*
+ * Claims @e's prep work and references @e for it; e->lock held and @e live,
+ * since once unlocked a walk of all threads may end a new thread's
+ * subscriptions and retire its entry.
+ */
+static bool pn_task_claim_prep(struct pn_task *e)
 {
 	if (test_and_set_bit(PN_PREP_QUEUED, &e->flags))
-		return;
+		return false;
 	refcount_inc(&e->ref);
+	return true;
+}
+
+/* Queues the prep work claimed on @e, on its task. */
+static void pn_task_queue_prep(struct pn_task *e)
+{
 	/* A task that is forking, or not yet run, has task works enabled. */
 	if (WARN_ON_ONCE(pn_queue_work(e->task, &e->prep_work, pn_prep_work,
 				       PN_TWA_RESUME))) {
@@ -734,8 +745,8 @@ EXPORT_SYMBOL_GPL(pnotify_inherit_signal);
 void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 {
 	struct pnotify_subscriber *psub;
+	bool failed = false, prep_child, prep_parent;
 	struct pn_task *pe, *ce, *kit;
-	bool failed = false;
 
 	pe = pn_task_lock(parent);
 	if (likely(!pe))
@@ -749,9 +760,11 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	kit = pe->kit;
 	if (!pn_kit_fits(kit, pe->nr_subs, 0)) {
 		/* The last refill found no memory: fail, and try again. */
+		prep_parent = pn_task_claim_prep(pe);
 		pn_entry_unlock(pe);
 		pn_fork_doom(child);
-		pn_task_queue_prep(pe);
+		if (prep_parent)
+			pn_task_queue_prep(pe);
 		return;
 	}
 	pn_entry_bind(kit, child);
@@ -767,11 +780,15 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	list_for_each_entry(psub, &pe->subs, task_link)
 		if (pn_fork_inherit(ce, kit, psub) < 0)
 			failed = true;
+	/* The child's prep work also lets go of an entry left idle. */
+	prep_child = pn_task_claim_prep(ce);
+	prep_parent = pn_task_claim_prep(pe);
 	pn_entry_unlock(ce);
 	pn_entry_unlock(pe);
-	/* The child's prep work also lets go of an entry left idle. */
-	pn_task_queue_prep(ce);
-	pn_task_queue_prep(pe);
+	if (prep_child)
+		pn_task_queue_prep(ce);
+	if (prep_parent)
+		pn_task_queue_prep(pe);
 	if (failed)
 		pn_fork_doom(child);
 }
