@@ -42,6 +42,9 @@ static const char *const outcome_names[NR_OUTCOMES] = {
 	"found the job ended", "detached the job",
 };
 
+/* How a round's process leaves its job. */
+enum leave { LEAVE_EXIT, LEAVE_DETACH_SELF, LEAVE_DETACH_JOB };
+
 static long keyctl(int op, unsigned long a, unsigned long b, unsigned long c)
 {
 	return syscall(SYS_keyctl, op, a, b, c, 0);
@@ -127,8 +130,8 @@ static int failed(const char *what, jid_t jid)
 	return FAILED;
 }
 
-/* One round's process: joins @jid and leaves, maybe ending the job. */
-static int join_round(jid_t jid, int end_it)
+/* Joins @jid and leaves it as @leave says, maybe ending the job. */
+static int join_round(jid_t jid, enum leave leave)
 {
 	enum outcome how = CREATED;
 
@@ -147,9 +150,28 @@ static int join_round(jid_t jid, int end_it)
 	}
 	if (check_session(jid))
 		return FAILED;
-	if (end_it && job_detachjid(jid) >= 0)
+	if (leave == LEAVE_DETACH_JOB && job_detachjid(jid) >= 0)
 		return DETACHED;
+	/* A detach that another's detach beat leaves it outside as well. */
+	if (leave != LEAVE_EXIT && job_detachpid(getpid()) == (jid_t)-1 &&
+	    errno != ENODATA)
+		return failed("detach itself from", jid);
 	return how;
+}
+
+/* A round in a child, which leaves its job by exiting. */
+static int exit_round(jid_t jid)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return failed("fork for", jid);
+	if (!pid)
+		_exit(join_round(jid, LEAVE_EXIT));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return failed("a member, status", status);
+	return WEXITSTATUS(status);
 }
 
 /* A process outside any job, attached by its parent, checks itself. */
@@ -185,24 +207,23 @@ static int attached_round(jid_t jid)
 static int worker(int w, unsigned int rounds, const jid_t *jids)
 {
 	unsigned int i, count[NR_OUTCOMES + 1] = { 0 };
-	int status, how;
-	pid_t pid;
+	int how;
 
+	/* The worker itself joins and detaches, but for every other round. */
 	for (i = 0; i < rounds; i++) {
 		jid_t jid = jids[(i + w) & 1];
 
-		if (i % 4 == 3) {
+		switch (i % 4) {
+		case 1:
+			how = exit_round(jid);
+			break;
+		case 3:
 			how = attached_round(jid);
-		} else {
-			pid = fork();
-			if (pid < 0)
-				return 1;
-			if (!pid)
-				_exit(join_round(jid, i % 5 == 1));
-			if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-				how = failed("a member, status", status);
-			else
-				how = WEXITSTATUS(status);
+			break;
+		default:
+			how = join_round(jid, i % 8 ? LEAVE_DETACH_SELF :
+					 LEAVE_DETACH_JOB);
+			break;
 		}
 		count[how > NR_OUTCOMES ? FAILED : how]++;
 	}
