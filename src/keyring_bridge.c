@@ -22,14 +22,16 @@
  *    parent;
  *  - any other child keeps the session keyring it inherited, the job's or
  *    not: a fork never installs one, so a process that replaced its session
- *    keyring (pam_keyinit, keyctl new_session) or changed its credentials
- *    (su, a setuid exec, setuid()) passes its own choice on.
+ *    keyring (pam_keyinit, keyctl new_session) passes its own choice on;
+ *  - an exec with credentials other than the owner's (su, a setuid
+ *    program, one run after setuid()) gives the job's keyring up.
  *
- * Keyrings are found by job, never by name.  A keyring is made only for a
- * job that has not ended (job_alive()) and is revoked by the job's end,
- * which clears it: what was in it and linked nowhere else is destroyed, and
- * any handle kept to it reads as revoked.  A JID reused at once gets a new
- * keyring: they are told apart by the job's id.
+ * Keyrings are found by job, never by name.  A keyring is made at a job's
+ * first join, only while the job has not ended (job_alive()), and is
+ * revoked by the job's end, which clears it: what was in it and linked
+ * nowhere else is destroyed, and any handle kept to it reads as revoked.
+ * A JID reused at once gets a new keyring: they are told apart by the
+ * job's id.
  *
  * Each job keyring holds a key of type "job" named by the JID: a member
  * finds it with "keyctl request job <jid>" and reads the job's owner and
@@ -539,8 +541,16 @@ static int kb_job_event(struct notifier_block *nb, unsigned long type,
 {
 	struct job_event *event = data;
 	struct kb_keyring *kr;
+	struct key *keyring;
 
 	if (type == JOB_EVENT_JOIN) {
+		/*
+		 * The keyring exists from the first join on, whoever gets it:
+		 * pam_job and spank_job join it by name, jobctl shows it.
+		 */
+		keyring = kb_keyring_get(event->jid, event->id, event->owner);
+		if (!IS_ERR(keyring))
+			key_put(keyring);
 		kb_join(event->task);
 		return NOTIFY_OK;
 	}

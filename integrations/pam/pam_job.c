@@ -141,10 +141,32 @@ static void log_job_error(pam_handle_t *pamh, const char *user, int err)
 	pam_syslog(pamh, LOG_ERR, "no job for the session of %s: %s", user, what);
 }
 
-/* The session keyring is the job's; @jid_text names the job in messages. */
-static int join_job_keyring(pam_handle_t *pamh, jid_t jid,
-			    const char *jid_text)
+/*
+ * The session keyring is the job's, for a job of the session's user @uid:
+ * this process (root, setting up the user's session, as pam_keyinit does)
+ * joins it, and the session's processes that run as the user inherit it;
+ * keyring_bridge takes it from those that run as someone else (job(7)).  A
+ * job of another user (su to root inside a user's session) is left alone:
+ * the session keeps its own session keyring (pam_keyinit's).  @jid_text
+ * names the job in messages.
+ */
+static int job_session_keyring(pam_handle_t *pamh, jid_t jid, uid_t uid,
+			       const char *jid_text, bool debug)
 {
+	uid_t owner = job_getuid(jid);
+
+	if (owner == (uid_t)-1) {
+		pam_syslog(pamh, LOG_ERR, "cannot find the owner of job %s: %m",
+			   jid_text);
+		return -1;
+	}
+	if (owner != uid) {
+		if (debug)
+			pam_syslog(pamh, LOG_DEBUG,
+				   "job %s is uid %u's: the session keeps its own session keyring",
+				   jid_text, (unsigned int)owner);
+		return 0;
+	}
 	if (job_keyring_join(jid) == 0)
 		return 0;
 	if (errno == ENOKEY)
@@ -182,7 +204,8 @@ static int open_job_session(pam_handle_t *pamh,
 		return PAM_SESSION_ERR;
 	}
 	format_jid(jid, jid_text);
-	if (opt->keyring && join_job_keyring(pamh, jid, jid_text) < 0)
+	if (opt->keyring &&
+	    job_session_keyring(pamh, jid, pw->pw_uid, jid_text, opt->debug) < 0)
 		return PAM_SESSION_ERR;
 	snprintf(env, sizeof(env), "JOB_JID=%s", jid_text);
 	if (pam_putenv(pamh, env) != PAM_SUCCESS) {
