@@ -20,7 +20,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration
 STATIC_LDFLAGS = -static -pthread
 
-TEST_PROGS = pnotify_test jobtest forkexit job_fuzz job_race
+TEST_PROGS = pnotify_test jobtest forkexit job_fuzz job_race job_keyring
 TEST_BINS = $(addprefix $(BUILD)/bin/,$(TEST_PROGS))
 BENCH_PROGS = procfarm opcount
 BENCH_BINS = $(addprefix $(BUILD)/bin/,$(BENCH_PROGS))

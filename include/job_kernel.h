@@ -21,6 +21,7 @@ enum job_event_type {
 
 struct job_event {
 	u64 jid;
+	u64 id;		/* unique to this job: a JID is reused once it ends */
 	kuid_t owner;
 	struct task_struct *task;	/* JOB_EVENT_JOIN only */
 };
@@ -33,8 +34,16 @@ struct job_event {
 int job_register_notifier(struct notifier_block *nb);
 int job_unregister_notifier(struct notifier_block *nb);
 
-/* The JID and owner of @task's job; false if it is in none. */
-bool job_task_job(struct task_struct *task, u64 *jid, kuid_t *owner);
+/* The JID, id and owner of @task's job; false if it is in none. */
+bool job_task_job(struct task_struct *task, u64 *jid, u64 *id, kuid_t *owner);
+
+/*
+ * Whether the job @jid, @id has not ended.  Once it returns false, the job's
+ * JOB_EVENT_END notifiers have run or are about to: a caller that creates
+ * something for the job under a lock its JOB_EVENT_END notifier takes, only
+ * after this returned true, cannot miss the end.
+ */
+bool job_alive(u64 jid, u64 id);
 
 /*
  * Fills @info (include/uapi/job.h) for the live job @info->jid, as seen from

@@ -71,6 +71,7 @@ struct job_kill {
 
 struct job {
 	u64 jid;
+	u64 id;			/* no other job of this boot has it */
 	kuid_t owner;
 	struct pid *prime;
 	u64 start_time_ns;
@@ -132,6 +133,7 @@ static DEFINE_MUTEX(job_move_lock);
 static DEFINE_HASHTABLE(job_table, 10);
 static unsigned int job_count;
 static u32 job_counter;
+static u64 job_last_id;
 static LIST_HEAD(job_backlog);
 static unsigned int job_backlog_len;
 
@@ -154,7 +156,8 @@ static void job_notify(struct job *job, enum job_event_type type,
 		       struct task_struct *task)
 {
 	struct job_event event = {
-		.jid = job->jid, .owner = job->owner, .task = task,
+		.jid = job->jid, .id = job->id, .owner = job->owner,
+		.task = task,
 	};
 
 	blocking_notifier_call_chain(&job_notifiers, type, &event);
@@ -220,6 +223,7 @@ static int job_insert(struct job *job, u64 requested)
 		}
 	}
 	job->jid = jid;
+	job->id = ++job_last_id;
 	hash_add(job_table, &job->table_node, jid);
 	job_count++;
 	mutex_unlock(&job_table_lock);
@@ -799,18 +803,32 @@ static struct job *job_of_process(struct task_struct *leader)
 	return job;
 }
 
-bool job_task_job(struct task_struct *task, u64 *jid, kuid_t *owner)
+bool job_task_job(struct task_struct *task, u64 *jid, u64 *id, kuid_t *owner)
 {
 	struct job *job = job_of_task(task);
 
 	if (!job)
 		return false;
 	*jid = job->jid;
+	*id = job->id;
 	*owner = job->owner;
 	job_put(job);
 	return true;
 }
 EXPORT_SYMBOL_GPL(job_task_job);
+
+bool job_alive(u64 jid, u64 id)
+{
+	struct job *job;
+	bool alive;
+
+	mutex_lock(&job_table_lock);
+	job = job_lookup_locked(jid);
+	alive = job && job->id == id;
+	mutex_unlock(&job_table_lock);
+	return alive;
+}
+EXPORT_SYMBOL_GPL(job_alive);
 
 /* The process (thread group leader) of a pid in the caller's namespace. */
 static struct task_struct *job_find_process(pid_t pid)

@@ -3,20 +3,35 @@
  * keyring_bridge: a kernel keyring per job, shared by its processes and
  * revoked when the job ends.
  *
- * Every job gets a keyring "_job.<jid>" owned by the job's owner.  A process
- * that joins a job (create or attach) gets it as its session keyring, in its
- * own context (pnotify_call()), where commit_creds() is legal; children
- * inherit it with their credentials, and the fork callback re-installs it
- * in a child whose parent had replaced its session keyring.  Members possess
- * the keyring; its owner and group root may view, read, search and link
- * it; nobody else can.  /proc/keyring_bridge (root only) maps JIDs to serials.
- * When the job ends, the keyring is cleared (its keys, linked nowhere else,
- * are destroyed) and revoked, so that any handle kept to it reads as
- * revoked.
+ * Every job gets a keyring "_job.<jid>" owned by the job's owner.  Members
+ * possess it; its owner and group root may view, read, search and link it;
+ * nobody else can.  /proc/keyring_bridge (root only) maps JIDs to serials.
  *
- * mode=session (default) installs the keyring as the session keyring,
- * mode=link links it into the existing session keyring, mode=off only
- * keeps the keyrings.
+ * mode=session (default) makes it the session keyring of the processes
+ * that join the job, mode=link links it into their session keyring,
+ * mode=off only keeps the keyrings.  The rule, in the process's own
+ * context (where commit_creds() is legal):
+ *
+ *  - a process that joins a job (create, attach) gets it if it runs as the
+ *    job's owner (real, effective, saved and filesystem uid) and still has
+ *    the session keyring it joined with;
+ *  - one that joined as someone else (pam_job, spank_job: root setting up a
+ *    user's session) gets it at its first exec as the owner, under the same
+ *    condition; its children forked meanwhile are treated the same way;
+ *  - a child forked before its parent's join was settled is treated as its
+ *    parent;
+ *  - any other child keeps the session keyring it inherited, the job's or
+ *    not: a fork never installs one, so a process that replaced its session
+ *    keyring (pam_keyinit, keyctl new_session) passes its own choice on;
+ *  - an exec with credentials other than the owner's (su, a setuid
+ *    program, one run after setuid()) gives the job's keyring up.
+ *
+ * Keyrings are found by job, never by name.  A keyring is made at a job's
+ * first join, only while the job has not ended (job_alive()), and is
+ * revoked by the job's end, which clears it: what was in it and linked
+ * nowhere else is destroyed, and any handle kept to it reads as revoked.
+ * A JID reused at once gets a new keyring: they are told apart by the
+ * job's id.
  *
  * Each job keyring holds a key of type "job" named by the JID: a member
  * finds it with "keyctl request job <jid>" and reads the job's owner and
@@ -49,12 +64,6 @@ module_param(mode, charp, 0444);
 MODULE_PARM_DESC(mode, "session (default), link or off");
 
 static enum kb_mode kb_mode;
-
-struct kb_keyring {
-	u64 jid;
-	struct key *keyring;
-	struct hlist_node node;
-};
 
 static DEFINE_MUTEX(kb_lock);
 static DEFINE_HASHTABLE(kb_keyrings, 8);
@@ -112,7 +121,7 @@ static int kb_job_key_instantiate(struct key *key,
 static int kb_job_key_info(const struct key *key, struct job_info *info)
 {
 	kuid_t owner;
-	u64 jid;
+	u64 jid, id;
 	int err;
 
 	memset(info, 0, sizeof(*info));
@@ -122,7 +131,7 @@ static int kb_job_key_info(const struct key *key, struct job_info *info)
 	err = job_get_info(info);
 	if (err)
 		return err == -ENODATA ? -EKEYREVOKED : err;
-	if (job_task_job(current, &jid, &owner) && jid == info->jid)
+	if (job_task_job(current, &jid, &id, &owner) && jid == info->jid)
 		return 0;
 	owner = make_kuid(current_user_ns(), info->uid);
 	if (uid_eq(owner, current_euid()) || capable(CAP_SYS_RESOURCE))
@@ -182,18 +191,29 @@ static int kb_job_key_add(struct key *keyring, u64 jid, kuid_t owner)
 
 /* ---- job keyrings -------------------------------------------------------- */
 
-static struct kb_keyring *kb_lookup_locked(u64 jid)
+struct kb_keyring {
+	u64 jid;
+	u64 id;
+	struct key *keyring;
+	struct hlist_node node;
+};
+
+static struct kb_keyring *kb_lookup_locked(u64 jid, u64 id)
 {
 	struct kb_keyring *kr;
 
+	lockdep_assert_held(&kb_lock);
 	hash_for_each_possible(kb_keyrings, kr, node, jid)
-		if (kr->jid == jid)
+		if (kr->jid == jid && kr->id == id)
 			return kr;
 	return NULL;
 }
 
-/* @jid's keyring, referenced, made on first use. */
-static struct key *kb_keyring_get(u64 jid, kuid_t owner)
+/*
+ * The keyring of the job @jid, @id, referenced, made on first use; never
+ * for a job that has ended (-ENODATA), since its end would not revoke it.
+ */
+static struct key *kb_keyring_get(u64 jid, u64 id, kuid_t owner)
 {
 	struct kb_keyring *kr;
 	struct key *keyring;
@@ -201,11 +221,14 @@ static struct key *kb_keyring_get(u64 jid, kuid_t owner)
 	int err;
 
 	mutex_lock(&kb_lock);
-	kr = kb_lookup_locked(jid);
+	kr = kb_lookup_locked(jid, id);
 	if (kr) {
 		keyring = key_get(kr->keyring);
 		goto out;
 	}
+	keyring = ERR_PTR(-ENODATA);
+	if (!job_alive(jid, id))
+		goto out;
 	keyring = ERR_PTR(-ENOMEM);
 	kr = kzalloc(sizeof(*kr), GFP_KERNEL);
 	if (!kr)
@@ -226,6 +249,7 @@ static struct key *kb_keyring_get(u64 jid, kuid_t owner)
 		goto out;
 	}
 	kr->jid = jid;
+	kr->id = id;
 	kr->keyring = keyring;
 	hash_add(kb_keyrings, &kr->node, jid);
 	key_get(keyring);
@@ -234,13 +258,63 @@ out:
 	return keyring;
 }
 
-/* Clears and revokes a keyring: what was in it dies with it. */
+/*
+ * Revoking a keyring clears it, atomically against links being added:
+ * what was in it dies with it, and a handle kept to it reads as revoked.
+ */
 static void kb_keyring_destroy(struct kb_keyring *kr)
 {
-	keyring_clear(kr->keyring);
 	key_revoke(kr->keyring);
 	key_put(kr->keyring);
 	kfree(kr);
+}
+
+/* ---- who gets a job's keyring -------------------------------------------- */
+
+/*
+ * A join not yet settled, as the data of the task's subscription: the
+ * session keyring it joined with, and when its keyring was installed, or
+ * declined for good (0: not yet; the task waits to run as the owner).
+ * Children forked before that moment are treated as joining too.
+ */
+struct kb_join {
+	spinlock_t lock;
+	key_serial_t before;
+	u64 settled_ns;
+	unsigned int gen;	/* the task's joins so far */
+};
+
+static struct kb_join *kb_join_new(key_serial_t before)
+{
+	struct kb_join *join = kzalloc(sizeof(*join), GFP_KERNEL);
+
+	if (join) {
+		spin_lock_init(&join->lock);
+		join->before = before;
+	}
+	return join;
+}
+
+static key_serial_t kb_session_serial(const struct cred *cred)
+{
+	return cred->session_keyring ? cred->session_keyring->serial : 0;
+}
+
+static key_serial_t kb_task_session_serial(struct task_struct *task)
+{
+	key_serial_t serial;
+
+	rcu_read_lock();
+	serial = kb_session_serial(__task_cred(task));
+	rcu_read_unlock();
+	return serial;
+}
+
+/* Every uid a key permission check or a key's ownership goes by. */
+static bool kb_runs_as(const struct cred *cred, kuid_t owner)
+{
+	return uid_eq(cred->uid, owner) && uid_eq(cred->euid, owner) &&
+	       uid_eq(cred->suid, owner) && uid_eq(cred->fsuid, owner);
 }
 
 /* Makes @keyring current's session keyring, or links it there. */
@@ -264,42 +338,150 @@ static void kb_install(struct key *keyring)
 	commit_creds(new);
 }
 
-/* In the joining task's own context: install its job's keyring. */
-static void kb_install_for(struct task_struct *task,
-			   struct pnotify_subscriber *sub)
+/*
+ * In current's own context, for a join made with the session keyring
+ * @before: installs current's job's keyring if the rule allows.  Returns
+ * false when current waits to run as its job's owner, true when the join
+ * is settled (installed, or declined for good).
+ */
+static bool kb_settle(key_serial_t before)
 {
+	const struct cred *cred = current_cred();
 	struct key *keyring;
 	kuid_t owner;
-	u64 jid;
+	u64 jid, id;
 
-	if (kb_mode == KB_OFF || !job_task_job(task, &jid, &owner))
-		return;
-	keyring = kb_keyring_get(jid, owner);
+	if (kb_mode == KB_OFF || !job_task_job(current, &jid, &id, &owner))
+		return true;
+	/* It chose another session keyring since: that choice stands. */
+	if (kb_session_serial(cred) != before)
+		return true;
+	if (!kb_runs_as(cred, owner))
+		return false;
+	keyring = kb_keyring_get(jid, id, owner);
 	if (IS_ERR(keyring))
-		return;
+		return true;
 	kb_install(keyring);
 	key_put(keyring);
+	return true;
 }
 
+/* pnotify_call() after a join, and every exec until the join is settled. */
+static void kb_join_run(struct task_struct *task,
+			struct pnotify_subscriber *sub)
+{
+	struct kb_join *join = sub->data;
+	key_serial_t before;
+	unsigned int gen;
+
+	if (!join)
+		return;
+	spin_lock(&join->lock);
+	before = join->before;
+	gen = join->gen;
+	if (join->settled_ns) {
+		spin_unlock(&join->lock);
+		return;
+	}
+	spin_unlock(&join->lock);
+	if (!kb_settle(before))
+		return;
+	spin_lock(&join->lock);
+	/* Unless the task joined again meanwhile: that join is to be run. */
+	if (join->gen == gen)
+		join->settled_ns = ktime_get_ns();
+	spin_unlock(&join->lock);
+}
+
+/*
+ * A child is treated as joining when it was forked before its parent's
+ * join was settled; any other child keeps what it inherited.
+ */
 static int kb_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 		   void *parent_data)
 {
-	kb_install_for(task, sub);
+	struct kb_join *parent = parent_data;
+	key_serial_t before;
+	u64 settled_ns;
+
+	if (!parent)
+		return 0;
+	spin_lock(&parent->lock);
+	before = parent->before;
+	settled_ns = parent->settled_ns;
+	spin_unlock(&parent->lock);
+	if (settled_ns && task->start_time > settled_ns)
+		return 0;
+	/* A child that cannot wait, for want of memory, stays without. */
+	if (!kb_settle(before))
+		sub->data = kb_join_new(before);
 	return 0;
 }
 
-/* Nothing to release: the keyring belongs to the job, not to the task. */
-static void kb_exit(struct task_struct *task, struct pnotify_subscriber *sub)
+/*
+ * Whether current's session keyring is its job's keyring while current
+ * does not run as the job's owner.
+ */
+static bool kb_session_is_foreign(void)
 {
+	const struct cred *cred = current_cred();
+	struct key *session = cred->session_keyring;
+	struct kb_keyring *kr;
+	kuid_t owner;
+	u64 jid, id;
+	bool foreign;
+
+	/* The common case, the owner's process with the owner's keyring. */
+	if (!session || kb_runs_as(cred, session->uid))
+		return false;
+	if (!job_task_job(current, &jid, &id, &owner))
+		return false;
+	mutex_lock(&kb_lock);
+	kr = kb_lookup_locked(jid, id);
+	foreign = kr && kr->keyring == session;
+	mutex_unlock(&kb_lock);
+	return foreign;
 }
 
-/* Running members when the module loads: follow them and install theirs. */
+/*
+ * A join waiting for the owner's credentials may be settled by an exec; an
+ * exec with credentials other than the owner's (su, a setuid program, one
+ * run after setuid()) gives the job's keyring up as session keyring, as if
+ * it had never had one: it is not given to such a process either.
+ */
+static void kb_exec(struct task_struct *task, struct pnotify_subscriber *sub)
+{
+	struct cred *new;
+
+	kb_join_run(task, sub);
+	if (kb_mode != KB_SESSION || !kb_session_is_foreign())
+		return;
+	new = prepare_creds();
+	if (!new) {
+		/* Better no process than one holding keys not its own. */
+		force_sig(SIGKILL);
+		return;
+	}
+	key_put(new->session_keyring);
+	new->session_keyring = NULL;
+	commit_creds(new);
+}
+
+static void kb_exit(struct task_struct *task, struct pnotify_subscriber *sub)
+{
+	kfree(sub->data);
+}
+
+/* Running members when the module loads: they join now. */
 static int kb_init(struct task_struct *task, struct pnotify_subscriber *sub)
 {
 	kuid_t owner;
-	u64 jid;
+	u64 jid, id;
 
-	return job_task_job(task, &jid, &owner) ? 0 : 1;
+	if (!job_task_job(task, &jid, &id, &owner))
+		return 1;
+	sub->data = kb_join_new(kb_task_session_serial(task));
+	return 0;
 }
 
 static struct pnotify_events kb_events = {
@@ -307,24 +489,73 @@ static struct pnotify_events kb_events = {
 	.name = "keyring_bridge",
 	.init = kb_init,
 	.fork = kb_fork,
+	.exec = kb_exec,
 	.exit = kb_exit,
 };
+
+/*
+ * @task joined a job: records the join in its subscription (a task already
+ * followed may join again, by attach) and runs it in the task's context.
+ */
+static void kb_join(struct task_struct *task)
+{
+	struct pnotify_subscriber *sub;
+	struct kb_join *join, *old;
+	key_serial_t before = kb_task_session_serial(task);
+	int err;
+
+	join = kb_join_new(before);
+	if (!join)
+		return;
+	err = pnotify_subscribe(task, &kb_events, join);
+	if (err == -EEXIST) {
+		sub = pnotify_get_subscriber(task, kb_events.name);
+		if (!sub) {
+			kfree(join);
+			return;
+		}
+		mutex_lock(&kb_lock);
+		old = sub->data;
+		if (old) {
+			spin_lock(&old->lock);
+			old->before = before;
+			old->settled_ns = 0;
+			old->gen++;
+			spin_unlock(&old->lock);
+			kfree(join);
+		} else {
+			/* Its children's fork callbacks read it locklessly. */
+			smp_store_release(&sub->data, join);
+		}
+		mutex_unlock(&kb_lock);
+		pnotify_put_subscriber(sub);
+	} else if (err) {
+		kfree(join);
+		return;
+	}
+	pnotify_call(task, &kb_events, kb_join_run);
+}
 
 static int kb_job_event(struct notifier_block *nb, unsigned long type,
 			void *data)
 {
 	struct job_event *event = data;
 	struct kb_keyring *kr;
-	int err;
+	struct key *keyring;
 
 	if (type == JOB_EVENT_JOIN) {
-		err = pnotify_subscribe(event->task, &kb_events, NULL);
-		if (!err || err == -EEXIST)
-			pnotify_call(event->task, &kb_events, kb_install_for);
+		/*
+		 * The keyring exists from the first join on, whoever gets it:
+		 * pam_job and spank_job join it by name, jobctl shows it.
+		 */
+		keyring = kb_keyring_get(event->jid, event->id, event->owner);
+		if (!IS_ERR(keyring))
+			key_put(keyring);
+		kb_join(event->task);
 		return NOTIFY_OK;
 	}
 	mutex_lock(&kb_lock);
-	kr = kb_lookup_locked(event->jid);
+	kr = kb_lookup_locked(event->jid, event->id);
 	if (kr)
 		hash_del(&kr->node);
 	mutex_unlock(&kb_lock);
@@ -344,8 +575,11 @@ static int kb_proc_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "mode: %s\n", kb_mode_names[kb_mode]);
 	mutex_lock(&kb_lock);
+	/* A JID reused at once: the keyring of its ended job goes unlisted. */
 	hash_for_each(kb_keyrings, bkt, kr, node)
-		seq_printf(m, "%#018llx %d\n", kr->jid, kr->keyring->serial);
+		if (job_alive(kr->jid, kr->id))
+			seq_printf(m, "%#018llx %d\n", kr->jid,
+				   kr->keyring->serial);
 	mutex_unlock(&kb_lock);
 	return 0;
 }
@@ -373,8 +607,8 @@ static int __init kb_module_init(void)
 		err = -ENOMEM;
 		goto out_events;
 	}
-	/* The members init subscribed get their keyring in their context. */
-	if (pnotify_call_all(&kb_events, kb_install_for))
+	/* The members init subscribed join in their own context. */
+	if (pnotify_call_all(&kb_events, kb_join_run))
 		pr_warn("no memory to give every running member its job keyring\n");
 	return 0;
 

@@ -87,3 +87,18 @@ long job_keyring_join(jid_t jid)
 		return -1;
 	return serial;
 }
+
+int job_keyring_bridged(void)
+{
+	char mode[16] = "";
+	FILE *map = fopen(KEYRING_MAP, "re");
+	int found;
+
+	if (!map)
+		return -1;
+	found = fscanf(map, "mode: %15s", mode);
+	fclose(map);
+	if (found != 1)
+		return -1;
+	return !strcmp(mode, "session") || !strcmp(mode, "link");
+}

@@ -28,4 +28,12 @@ long job_keyring_serial(jid_t jid);
  */
 long job_keyring_join(jid_t jid);
 
+/*
+ * Whether keyring_bridge gives job keyrings to the jobs' processes itself
+ * (mode=session or link): a process that joined a job as someone else
+ * (root setting up a user's session) gets it at its first exec as the
+ * job's owner.  1 or 0, or -1 when the root-only map cannot be read.
+ */
+int job_keyring_bridged(void);
+
 #endif /* _JOB_KEYRING_H */

@@ -156,10 +156,18 @@ static void log_job_error(pam_handle_t *pamh, const char *user, int err)
 	pam_syslog(pamh, LOG_ERR, "no job for the session of %s: %s", user, what);
 }
 
-/* The session possesses the job's keyring; @jid_text names the job. */
-static int join_job_keyring(pam_handle_t *pamh, jid_t jid,
+/*
+ * The session possesses the job's keyring of the user @uid; @jid_text names
+ * the job.  Root setting up the user's session leaves its session keyring
+ * (pam_keyinit's) alone when keyring_bridge gives the job's keyring to the
+ * session's first program that runs as the user (job(7)).
+ */
+static int join_job_keyring(pam_handle_t *pamh, jid_t jid, uid_t uid,
 			    const char *jid_text)
 {
+	if (geteuid() != uid && job_keyring_bridged() == 1 &&
+	    job_keyring_serial(jid) > 0)
+		return 0;
 	if (job_keyring_join(jid) > 0)
 		return 0;
 	if (errno == ENOKEY)
@@ -200,7 +208,8 @@ static int open_job_session(pam_handle_t *pamh,
 		return PAM_SESSION_ERR;
 	}
 	format_jid(jid, jid_text);
-	if (opt->keyring && join_job_keyring(pamh, jid, jid_text) < 0)
+	if (opt->keyring &&
+	    join_job_keyring(pamh, jid, pw->pw_uid, jid_text) < 0)
 		return PAM_SESSION_ERR;
 	snprintf(env, sizeof(env), "JOB_JID=%s", jid_text);
 	if (pam_putenv(pamh, env) != PAM_SUCCESS) {

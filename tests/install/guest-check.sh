@@ -52,6 +52,7 @@ fi
 
 . /usr/local/sbin/pnotify-integration-check
 . /usr/local/sbin/pnotify-cross-user-check
+. /usr/local/sbin/pnotify-keyring-check
 
 if dmesg | grep -E 'BUG:|WARNING:|Oops|Call Trace|general protection fault' > /tmp/splats; then
 	sed 's/^/splat: /' /tmp/splats

@@ -18,11 +18,14 @@ security=${PN_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 suite=bookworm
 # The packages of the test system, beside debootstrap's minbase; the second
 # line is what the PAM and Slurm integrations are tested with (su, login and
-# script come with minbase).
+# script come with minbase), the third MIT Kerberos for the job keyrings
+# (a KDC on localhost, kinit, klist and kvno, pam_krb5: out of the common
+# PAM stacks, the tests put it where they want it).
 base_include=systemd-sysv,udev,kmod,procps,ca-certificates
 packages="linux-image-amd64 linux-headers-amd64 dkms build-essential
 	initramfs-tools e2fsprogs
-	pamtester keyutils munge slurmctld slurmd slurm-client"
+	pamtester keyutils munge slurmctld slurmd slurm-client
+	krb5-kdc krb5-admin-server krb5-user libpam-krb5"
 
 hash=$( { cat "${BASH_SOURCE[0]}"; echo "$mirror $security"; } | sha256sum | cut -c1-16)
 rootfs=$cache/rootfs-$hash
@@ -96,6 +99,7 @@ timeout 1800 chroot "$tmp" /bin/sh -c "
 	export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
 	apt-get update -q &&
 	apt-get install -y -q --no-install-recommends $(echo $packages) &&
+	pam-auth-update --package --remove krb5 &&
 	apt-get clean" >&2
 for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
 	umount "${mounts[i]}"

@@ -157,7 +157,8 @@ cleanup_mounts
 log "boot under QEMU"
 install -m 755 "$here/guest-check.sh" "$rootfs/usr/local/sbin/pnotify-install-check"
 install -m 644 "$here/guest-integrations.sh" "$rootfs/usr/local/sbin/pnotify-integration-check"
-install -m 644 "$here/guest-cross-user.sh" "$rootfs/usr/local/sbin/pnotify-cross-user-check"
+install -m 644 "$here/guest-cross-user.sh" "$rootfs/usr/local/sbin/pnotify-cross-user-check" \
+install -m 644 "$here/guest-keyrings.sh" "$rootfs/usr/local/sbin/pnotify-keyring-check"
 install -m 644 "$here/pnotify-install-check.service" "$rootfs/etc/systemd/system/"
 ln -sf /etc/systemd/system/pnotify-install-check.service \
 	"$rootfs/etc/systemd/system/multi-user.target.wants/pnotify-install-check.service"
@@ -173,7 +174,8 @@ rm -f "$rootfs/etc/systemd/system/multi-user.target.wants/pnotify-install-check.
 	"$rootfs/etc/systemd/system/pnotify-install-check.service" \
 	"$rootfs/usr/local/sbin/pnotify-install-check" \
 	"$rootfs/usr/local/sbin/pnotify-integration-check" \
-	"$rootfs/usr/local/sbin/pnotify-cross-user-check"
+	"$rootfs/usr/local/sbin/pnotify-cross-user-check" \
+	"$rootfs/usr/local/sbin/pnotify-keyring-check"
 t_boot=$SECONDS
 boot_args=(--kernel "$rootfs/boot/vmlinuz-$kver" --initrd "$rootfs/boot/initrd.img-$kver"
 	--image "$work/rootfs.img" --log "$work/boot.log" --timeout "${PN_INSTALL_BOOT_TIMEOUT:-2400}"

@@ -1,7 +1,10 @@
 # keyring_bridge: a keyring per job, shared by its members (children forked
 # later included), closed to other jobs and to outsiders, revoked when the
 # job ends, and gone without a trace after 1,000 jobs and after unload; the
-# "job" key type describes a job to its members only.
+# "job" key type describes a job to its members only.  Only a process that
+# runs as the job's owner gets it as session keyring: one that replaced its
+# session keyring (keyctl session, su with pam_keyinit) or runs as someone
+# else (root in a user's job, su, a setuid program) keeps its own.
 . /lib/pn/lib.sh
 
 # Revoked keys stay visible (and readable as revoked) for gc_delay seconds.
@@ -63,6 +66,65 @@ jobctl attach "$other" "$jid_b"
 pn_as_user 65534 sh /tmp/probe.sh > /tmp/other_job.out 2>&1
 grep -q LEAK /tmp/other_job.out && pn_fail "another job read job A's keys"
 kill "$other"
+
+# Who gets the job keyring as session keyring.  ses NAME: the name of the
+# session keyring a process of the job wrote to /tmp/NAME.ses.
+ses() { sed 's/.*;//' "/tmp/$1.ses"; }
+name_b=_job.$(printf %016x "$jid_b")
+
+# A member that replaced its session keyring passes that on to its
+# children, the job's keyring is not given back to them.
+jobctl create -- keyctl session - sh -c '
+	keyctl rdescribe @s > /tmp/new_session.ses
+	sh -c "keyctl rdescribe @s > /tmp/new_session_child.ses"' > /dev/null
+pn_assert_eq "keyctl session in a job: its session keyring" _ses "$(ses new_session)"
+pn_assert_eq "keyctl session in a job: its child's session keyring" _ses "$(ses new_session_child)"
+
+# Root creating a job for nobody is not given nobody's keyring; the
+# process that runs as nobody (su, exec) is, and its children.
+jobctl create --user 65534 -- sh -c '
+	keyctl rdescribe @s > /tmp/root_in_e.ses
+	su -s /bin/sh nobody -c "keyctl rdescribe @s > /tmp/nobody_in_e.ses
+		sh -c \"keyctl rdescribe @s > /tmp/nobody_in_e_child.ses\""' > /tmp/jid_e
+name_e=_job.$(printf %016x "$(cat /tmp/jid_e)")
+[ "$(ses root_in_e)" != "$name_e" ] || pn_fail "root was given nobody's job keyring"
+pn_assert_eq "nobody in nobody's job: its session keyring" "$name_e" "$(ses nobody_in_e)"
+pn_assert_eq "nobody in nobody's job: its child's" "$name_e" "$(ses nobody_in_e_child)"
+
+# su from root to nobody in root's job: the shell nobody runs gives up
+# root's job keyring, which it would have possessed.
+jobctl create -- su -s /bin/sh nobody -c 'keyctl rdescribe @s > /tmp/su_nobody.ses' > /tmp/jid_g
+[ "$(ses su_nobody)" != "_job.$(printf %016x "$(cat /tmp/jid_g)")" ] ||
+	pn_fail "nobody, after su in root's job, has root's job keyring"
+
+# Root attached to nobody's job B is not given its keyring either.
+mkfifo /tmp/go_b
+sh -c 'read x < /tmp/go_b; keyctl rdescribe @s > /tmp/root_attached.ses' &
+root_attached=$!
+jobctl attach "$root_attached" "$jid_b" || pn_fail "attach to job B"
+echo go > /tmp/go_b
+wait "$root_attached"
+[ "$(ses root_attached)" != "$name_b" ] || pn_fail "root attached to job B was given its keyring"
+
+# su to root in nobody's job, as su does with pam_keyinit: a setuid root
+# program becomes root, joins a new session keyring and forks; the child's
+# session keyring is not the job's, and nobody's processes in the job
+# cannot read the key it adds there.
+cp /usr/local/bin/job_keyring /tmp/su_fork
+chmod 4755 /tmp/su_fork
+jobctl create --user 65534 -- su -s /bin/sh nobody -c '
+	keyctl rdescribe @s > /tmp/nobody_in_f.ses
+	/tmp/su_fork su-fork > /tmp/su_fork.out 2>&1
+	key=$(sed -n "s/.*key=//p" /tmp/su_fork.out)
+	{ keyctl print "$key" && echo LEAK; keyctl list @s; } > /tmp/nobody_reads.out 2>&1
+	keyctl show @s > /tmp/nobody_keyring.out 2>&1' > /tmp/jid_f
+pn_assert_eq "nobody in job F: its session keyring" \
+	"_job.$(printf %016x "$(cat /tmp/jid_f)")" "$(ses nobody_in_f)"
+grep -q '^session=[0-9]* key=[0-9]*$' /tmp/su_fork.out || pn_fail "su-fork: $(cat /tmp/su_fork.out)"
+grep -q "^ *$(sed -n 's/session=\([0-9]*\).*/\1/p' /tmp/su_fork.out) .*_job\." /tmp/nobody_keyring.out &&
+	pn_fail "su to root in nobody's job: the child's session keyring is the job's: $(cat /tmp/su_fork.out /tmp/nobody_keyring.out)"
+grep -q LEAK /tmp/nobody_reads.out && pn_fail "nobody read root's key: $(cat /tmp/nobody_reads.out)"
+grep -q root-secret /tmp/nobody_keyring.out && pn_fail "root's key is in nobody's job keyring: $(cat /tmp/nobody_keyring.out)"
 
 # The "job" key type: a member requests its job's description (its shell,
 # a sleep and the reading keyctl are the job's 3 processes).

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * job_keyring: the keyring_bridge scenario's helpers.
+ *
+ *   job_keyring su-fork
+ *	As su does once it has authenticated (run it setuid root): become
+ *	root in every uid, join a new session keyring (pam_keyinit), then
+ *	fork a child that adds the user key "root-secret" to its session
+ *	keyring.  Prints "session=SERIAL key=SERIAL" from the child.
+ *
+ *   job_keyring race ROUNDS
+ *	ROUNDS rounds over WORKERS processes on two JIDs, reused at once: a
+ *	process creates the job, or attaches itself when it exists (racing its
+ *	end), or is attached by another process; some end their job at once
+ *	with a detach, racing the others' installations.  A member that joined
+ *	a job it is still in must have that job's live keyring as session
+ *	keyring, never another's.  Prints counts; exits 1 on any failure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/keyctl.h>
+
+#include "../userspace/job.h"
+#include "../include/uapi/job.h"
+
+#define WORKERS		4
+#define RACE_HID	0x7aULL
+#define DESC_MAX	128
+
+enum outcome { CREATED, ATTACHED, ATTACHED_BY_OTHER, ENDED_FIRST, DETACHED,
+	       NR_OUTCOMES, FAILED = NR_OUTCOMES };
+
+static const char *const outcome_names[NR_OUTCOMES] = {
+	"created", "attached itself", "attached by another",
+	"found the job ended", "detached the job",
+};
+
+/* How a round's process leaves its job. */
+enum leave { LEAVE_EXIT, LEAVE_DETACH_SELF, LEAVE_DETACH_JOB };
+
+static long keyctl(int op, unsigned long a, unsigned long b, unsigned long c)
+{
+	return syscall(SYS_keyctl, op, a, b, c, 0);
+}
+
+static int su_fork(void)
+{
+	long session, key;
+	pid_t pid;
+	int status;
+
+	if (setresgid(0, 0, 0) || setresuid(0, 0, 0)) {
+		perror("job_keyring su-fork: setresuid (is it setuid root?)");
+		return 1;
+	}
+	if (keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0) < 0) {
+		perror("job_keyring su-fork: join a new session keyring");
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("job_keyring su-fork: fork");
+		return 1;
+	}
+	if (!pid) {
+		key = syscall(SYS_add_key, "user", "root-secret", "r00t", 4,
+			      KEY_SPEC_SESSION_KEYRING);
+		session = keyctl(KEYCTL_GET_KEYRING_ID,
+				 KEY_SPEC_SESSION_KEYRING, 0, 0);
+		if (key < 0 || session < 0) {
+			perror("job_keyring su-fork: add a key to @s");
+			_exit(1);
+		}
+		printf("session=%ld key=%ld\n", session, key);
+		_exit(fflush(stdout) ? 1 : 0);
+	}
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) ?
+	       WEXITSTATUS(status) : 1;
+}
+
+/*
+ * Checks the session keyring of a process that joined job @jid: while it
+ * is a member, it is that job's keyring, live.  0 or FAILED.
+ */
+static int check_session(jid_t jid)
+{
+	char desc[DESC_MAX], want[JOB_KEYRING_NAME_SIZE];
+	const char *name;
+	long n;
+
+	n = keyctl(KEYCTL_DESCRIBE, KEY_SPEC_SESSION_KEYRING,
+		   (unsigned long)desc, sizeof(desc));
+	if (job_getjid(getpid()) != jid)
+		return 0;	/* detached by another meanwhile */
+	if (n < 0 || n > (long)sizeof(desc)) {
+		fprintf(stderr, "member of %#" PRIx64 ": session keyring: %s\n",
+			(uint64_t)jid, n < 0 ? strerror(errno) : "too long");
+		return FAILED;
+	}
+	snprintf(want, sizeof(want), JOB_KEYRING_NAME_FORMAT,
+		 (unsigned long long)jid);
+	name = strrchr(desc, ';');
+	if (!name || strcmp(name + 1, want)) {
+		fprintf(stderr, "member of %#" PRIx64 ": session keyring %s\n",
+			(uint64_t)jid, desc);
+		return FAILED;
+	}
+	/* The keyring is usable: a job that ended would have revoked it. */
+	if (syscall(SYS_add_key, "user", "round", "x", 1,
+		    KEY_SPEC_SESSION_KEYRING) < 0 &&
+	    job_getjid(getpid()) == jid) {
+		fprintf(stderr, "member of %#" PRIx64 ": add a key: %s\n",
+			(uint64_t)jid, strerror(errno));
+		return FAILED;
+	}
+	return 0;
+}
+
+static int failed(const char *what, jid_t jid)
+{
+	fprintf(stderr, "%d: %s %#" PRIx64 ": %s\n", (int)getpid(), what,
+		(uint64_t)jid, strerror(errno));
+	return FAILED;
+}
+
+/* Joins @jid and leaves it as @leave says, maybe ending the job. */
+static int join_round(jid_t jid, enum leave leave)
+{
+	enum outcome how = CREATED;
+
+	if (job_create(jid, 0, 0) != jid) {
+		/* Detached by another before its creator joined it. */
+		if (errno == ENODATA)
+			return ENDED_FIRST;
+		if (errno != EBUSY)
+			return failed("create", jid);
+		if (job_attachpid(getpid(), jid) == jid)
+			how = ATTACHED;
+		else if (errno == ENODATA)
+			return ENDED_FIRST;
+		else
+			return failed("attach itself to", jid);
+	}
+	if (check_session(jid))
+		return FAILED;
+	if (leave == LEAVE_DETACH_JOB && job_detachjid(jid) >= 0)
+		return DETACHED;
+	/* A detach that another's detach beat leaves it outside as well. */
+	if (leave != LEAVE_EXIT && job_detachpid(getpid()) == (jid_t)-1 &&
+	    errno != ENODATA)
+		return failed("detach itself from", jid);
+	return how;
+}
+
+/* A round in a child, which leaves its job by exiting. */
+static int exit_round(jid_t jid)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return failed("fork for", jid);
+	if (!pid)
+		_exit(join_round(jid, LEAVE_EXIT));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return failed("a member, status", status);
+	return WEXITSTATUS(status);
+}
+
+/* A process outside any job, attached by its parent, checks itself. */
+static int attached_round(jid_t jid)
+{
+	int go[2], status;
+	char c;
+	pid_t pid;
+
+	if (pipe(go))
+		return FAILED;
+	pid = fork();
+	if (pid < 0)
+		return FAILED;
+	if (!pid) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(ENDED_FIRST);
+		_exit(check_session(jid) ? FAILED : ATTACHED_BY_OTHER);
+	}
+	close(go[0]);
+	if (job_attachpid(pid, jid) != jid && errno != ENODATA)
+		fprintf(stderr, "attach %d to %#" PRIx64 ": %s\n", (int)pid,
+			(uint64_t)jid, strerror(errno));
+	else if (job_getjid(pid) == jid && write(go[1], "", 1) != 1)
+		perror("write");
+	close(go[1]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return failed("the attached process, status", status);
+	return WEXITSTATUS(status);
+}
+
+static int worker(int w, unsigned int rounds, const jid_t *jids)
+{
+	unsigned int i, count[NR_OUTCOMES + 1] = { 0 };
+	int how;
+
+	/* The worker itself joins and detaches, but for every other round. */
+	for (i = 0; i < rounds; i++) {
+		jid_t jid = jids[(i + w) & 1];
+
+		switch (i % 4) {
+		case 1:
+			how = exit_round(jid);
+			break;
+		case 3:
+			how = attached_round(jid);
+			break;
+		default:
+			how = join_round(jid, i % 8 ? LEAVE_DETACH_SELF :
+					 LEAVE_DETACH_JOB);
+			break;
+		}
+		count[how > NR_OUTCOMES ? FAILED : how]++;
+	}
+	for (i = 0; i < NR_OUTCOMES; i++)
+		printf("worker %d: %s: %u\n", w, outcome_names[i], count[i]);
+	printf("worker %d: failed: %u\n", w, count[FAILED]);
+	return count[FAILED] ? 1 : 0;
+}
+
+static int race(unsigned int rounds)
+{
+	jid_t jids[2] = { RACE_HID << 32 | 1, RACE_HID << 32 | 2 };
+	int w, status, failed = 0;
+	pid_t pids[WORKERS];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (w = 0; w < WORKERS; w++) {
+		pids[w] = fork();
+		if (pids[w] < 0) {
+			perror("fork");
+			return 1;
+		}
+		if (!pids[w])
+			_exit(worker(w, (rounds + WORKERS - 1) / WORKERS, jids));
+	}
+	for (w = 0; w < WORKERS; w++)
+		if (waitpid(pids[w], &status, 0) != pids[w] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			failed = 1;
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "su-fork"))
+		return su_fork();
+	if (argc == 3 && !strcmp(argv[1], "race") && atoi(argv[2]) > 0)
+		return race(atoi(argv[2]));
+	fprintf(stderr, "usage: job_keyring su-fork | race ROUNDS\n");
+	return 2;
+}
