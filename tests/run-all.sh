@@ -66,23 +66,41 @@ vm_lane() {
 	add_counts "$(tail -n 1 "$log")" "vm-$name"
 }
 
-lanes=${PN_LANES:-stock debug install}
+lanes=${PN_LANES:-stock debug debug-rt kernels install}
 [[ " $lanes " = *" stock "* ]] && vm_lane stock
 
-# The debug lane: KASAN, lockdep, atomic-sleep checks, kmemleak, UBSAN,
-# failslab.  Loops are scaled down: a fork costs ~15x more there.
-if [[ " $lanes " = *" debug "* ]]; then
-	if tree=$("$top/scripts/build-debug-kernel.sh"); then
-		dbg=$top/build/debug
-		make -C "$top" --no-print-directory modules KDIR="$tree" BUILD="$dbg" > "$top/build/debug-modules.log" 2>&1 &&
-			ln -sfn ../bin "$dbg/bin" &&
-			vm_lane debug --kernel "$tree/arch/x86/boot/bzImage" --build "$dbg" \
-				--timeout 1200 --env "PN_SCALE_PCT=${PN_DEBUG_SCALE_PCT:-10}" ||
-			{ echo "FAIL debug lane: modules did not build (build/debug-modules.log)"; failed=$((failed + 1)); }
-	else
-		echo "FAIL debug lane: the debug kernel did not build"
+# debug_lane NAME [--rt]: a kernel with KASAN, lockdep, atomic-sleep checks,
+# kmemleak, UBSAN and failslab (scripts/build-debug-kernel.sh), PREEMPT_RT
+# too with --rt; the modules built against it, every scenario on it.  Loops
+# are scaled down: a fork costs ~15x more there.
+debug_lane() {
+	local name=$1 tree dbg=$top/build/$1
+	shift
+	if ! tree=$("$top/scripts/build-debug-kernel.sh" "$@"); then
+		echo "FAIL $name lane: the debug kernel did not build"
 		failed=$((failed + 1))
+	elif ! make -C "$top" --no-print-directory modules KDIR="$tree" BUILD="$dbg" \
+		> "$top/build/$name-modules.log" 2>&1; then
+		echo "FAIL $name lane: modules did not build (build/$name-modules.log)"
+		failed=$((failed + 1))
+	else
+		ln -sfn ../bin "$dbg/bin"
+		vm_lane "$name" --kernel "$tree/arch/x86/boot/bzImage" --build "$dbg" \
+			--timeout 1200 --env "PN_SCALE_PCT=${PN_DEBUG_SCALE_PCT:-10}"
 	fi
+}
+[[ " $lanes " = *" debug "* ]] && debug_lane debug
+[[ " $lanes " = *" debug-rt "* ]] && debug_lane debug-rt --rt
+
+# The kernels lane: a compact pass on the Debian kernels other than the
+# stock one (tests/kernels/kernels.list), each built against with its
+# release's compiler; `make check-kernels` runs every scenario on each.
+if [[ " $lanes " = *" kernels "* ]]; then
+	echo "== kernels lane"
+	"$top/tests/kernels/run.sh" --kernels "${PN_CHECK_KERNELS:-5.10,6.12-bpo,6.12,6.12-rt}" \
+		${PN_CHECK_KERNEL_SCENARIOS:-smoke pnotify_callbacks job_jobtest keyring_bridge} |
+		tee "$top/build/kernels.log"
+	add_counts "$(tail -n 1 "$top/build/kernels.log")" kernels
 fi
 
 # The install lane: the Debian packages installed with apt in a Debian 12
