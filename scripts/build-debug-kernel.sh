@@ -8,7 +8,8 @@
 # x86_64 defconfig, kvm_guest.config, tests/debug-kernel/debug.config (and
 # rt.config for --rt).  The tree is cached outside the clone, keyed by the
 # fragments, the build recipe and the source package's version, so it is
-# rebuilt only when one of them changes (about 20 minutes on 2 cores).
+# rebuilt only when one of them changes (about 20 minutes on 2 cores); an
+# interrupted build is resumed.
 # Debian 13's source comes from a Debian 13 chroot (scripts/debian-chroot.sh),
 # the machine's apt is not touched.
 set -euo pipefail
@@ -61,13 +62,25 @@ build() {
 key=$(cat "${fragments[@]}" <(declare -f build) <(echo "$tarball $version") |
 	sha256sum | cut -c1-16)
 tree=$cache/$name-$key
+log=$cache/$name-$key.log
+mkdir -p "$cache"
+# One build of a tree at a time; a second caller waits for it and uses it.
+exec 8> "$cache/$name-$key.lock"
+flock 8
 if [ -f "$tree/.pn-built" ]; then
 	echo "$tree"
 	exit 0
 fi
 
-log=$cache/$name-$key.log
-mkdir -p "$cache"
+# A build that was interrupted after its configuration passed the checks
+# (make has written auto.conf) goes on where it stopped.
+if [ -f "$tree/include/config/auto.conf" ]; then
+	echo "resuming the debug kernel's build in $tree (log: $log)" >&2
+	(cd "$tree" && make -j"$(nproc)" bzImage modules && touch .pn-built) >> "$log" 2>&1 ||
+		{ tail -30 "$log" >&2; exit 1; }
+	echo "$tree"
+	exit 0
+fi
 echo "building the debug kernel in $tree (log: $log)" >&2
 rm -rf "$tree"
 mkdir -p "$tree"
