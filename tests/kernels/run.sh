@@ -99,7 +99,7 @@ for line in "${kernels[@]}"; do
 	[ -z "$only" ] || [[ $only = *,$name,* ]] || continue
 	dir=$build/kernels/$name
 	mkdir -p "$dir"
-	echo "== kernel $name ($release${suite/#-/}: $pkg)"
+	echo "== kernel $name ($([ "$suite" = - ] && echo "$release" || echo "$suite"): $pkg)"
 	if [[ $updated != *" $release "* ]]; then
 		"$chroot_sh" "$release" run apt-get update -q > "$dir/apt-update.log" 2>&1 ||
 			{ tail -n 5 "$dir/apt-update.log"; echo "WARNING: apt-get update failed in the $release chroot"; }
@@ -107,7 +107,7 @@ for line in "${kernels[@]}"; do
 	fi
 	kver=$name compiler=? builds=no result='not run'
 	if ! read -r img ver < <(resolve "$release" "$pkg" "$suite") || [ -z "${img:-}" ]; then
-		echo "FAIL $name: $pkg not found in $release${suite/#-/}"
+		echo "FAIL $name: $pkg not found in $release ($suite)"
 		nfail=$((nfail + 1))
 		rows+=("$name | ? | no: $pkg not found | not run")
 		continue
