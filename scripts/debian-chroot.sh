@@ -76,7 +76,7 @@ root=$cache/chroot-$release-$hash
 
 # run [--bind DIR] CMD...: CMD in the chroot, with the mounts it needs.
 run() {
-	local bind= mounts=() m rc=0
+	local bind='' mounts=() m rc=0
 	if [ "${1:-}" = --bind ]; then
 		bind=$2
 		shift 2

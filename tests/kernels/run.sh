@@ -76,7 +76,7 @@ fetch_image() {
 		"$chroot_sh" "$1" run --bind "$tmp" sh -c "cd '$tmp' && apt-get download -q -o APT::Sandbox::User=root '$2=$3'" >&2 &&
 			dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -x -C "$tmp" ./boot &&
 			mv "$tmp"/boot/vmlinuz-* "$tmp/vmlinuz" && mv "$tmp"/boot/config-* "$tmp/config" &&
-			rm -rf "$tmp"/*.deb "$tmp/boot" && mv "$tmp" "$dir" ||
+			rm -rf "${tmp:?}"/*.deb "${tmp:?}/boot" && mv "$tmp" "$dir" ||
 			{ rm -rf "$tmp"; return 1; }
 	fi
 	echo "$dir/vmlinuz"
@@ -105,7 +105,6 @@ for line in "${kernels[@]}"; do
 			{ tail -n 5 "$dir/apt-update.log"; echo "WARNING: apt-get update failed in the $release chroot"; }
 		updated+="$release "
 	fi
-	kver=$name compiler=? builds=no result='not run'
 	if ! read -r img ver < <(resolve "$release" "$pkg" "$suite") || [ -z "${img:-}" ]; then
 		echo "FAIL $name: $pkg not found in $release ($suite)"
 		nfail=$((nfail + 1))
