@@ -3,6 +3,8 @@
 #   make            modules (against KDIR) and userspace programs
 #   make deps       install the Debian packages the project needs
 #   make check      static checks, then every VM scenario on the stock kernel
+#   make check-kernels  every VM scenario on each Debian kernel (5.10 to
+#                   6.12 PREEMPT_RT), built against with its release's gcc
 #   make demo       boot the VM and show the modules at work
 #   make bench      the benchmarks, into bench/results/ (not a test)
 #   make bench-compare BASE=REV
@@ -32,8 +34,8 @@ UAPI_CFLAGS = -Iinclude/uapi -Iuserspace
 LIBJOB_SONAME = libjob.so.0
 LIBJOB_SO = $(BUILD)/lib/$(LIBJOB_SONAME).1
 
-.PHONY: all modules userspace deps check bench bench-compare icount-plugin \
-	demo vm-shell clean
+.PHONY: all modules userspace deps check check-kernels bench bench-compare \
+	icount-plugin demo vm-shell clean
 
 all: modules userspace
 
@@ -95,6 +97,10 @@ deps:
 check: deps
 	$(MAKE) all icount-plugin
 	tests/run-all.sh
+
+# KERNELS=5.10,6.12-rt SCENARIOS="smoke job_jobtest" for a part of the matrix.
+check-kernels: deps userspace
+	tests/kernels/run.sh $(if $(KERNELS),--kernels $(KERNELS)) $(or $(SCENARIOS),all)
 
 # The QEMU plugin that counts the guest's instructions (bench/icount/).
 ICOUNT_PLUGIN = $(BUILD)/icount/pn_icount.so

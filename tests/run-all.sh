@@ -52,22 +52,37 @@ only_boot_failed() {
 	grep -q '^FAIL boot/shutdown' "$1" && [ "$(grep -c '^FAIL ' "$1")" = 1 ]
 }
 
-# One boot of a kernel for every scenario; booted once more when only the
-# boot itself failed, so that the scenarios are judged at all.
+# vm_lane NAME [run.sh options] SCENARIO...|all: one boot of a kernel for the
+# scenarios; booted once more when only the boot itself failed, so that the
+# scenarios are judged at all.
 vm_lane() {
 	local name=$1 log=$top/build/vm-$1.log
 	shift
 	echo "== VM lane: $name"
-	"$top/tests/vm/run.sh" "$@" all | tee "$log"
+	"$top/tests/vm/run.sh" "$@" | tee "$log"
 	if only_boot_failed "$log"; then
 		echo "== VM lane: $name: a splat outside every scenario; booting once more"
-		"$top/tests/vm/run.sh" "$@" all | tee "$log"
+		"$top/tests/vm/run.sh" "$@" | tee "$log"
 	fi
 	add_counts "$(tail -n 1 "$log")" "vm-$name"
 }
 
-lanes=${PN_LANES:-stock debug install}
-[[ " $lanes " = *" stock "* ]] && vm_lane stock
+# What fits in 75 minutes from a cold machine on 2 cores (README, Tests):
+# the full matrix is `make check-kernels`, the Debian 13 install `make
+# check-install`, the RT debug lane PN_LANES="... debug-rt" (its kernel
+# alone takes over an hour to build cold).
+lanes=${PN_LANES:-stock debug kernels install}
+scale_pct=${PN_DEBUG_SCALE_PCT:-10}
+
+# The RT debug kernel builds in the background from the start, on the core
+# that a VM lane leaves idle (TCG runs on one).
+if [[ " $lanes " = *" debug-rt "* ]]; then
+	nice -n 15 "$top/scripts/build-debug-kernel.sh" --rt > "$top/build/debug-rt-kernel.path" \
+		2> "$top/build/debug-rt-kernel.log" &
+	rt_kernel_build=$!
+fi
+
+[[ " $lanes " = *" stock "* ]] && vm_lane stock all
 
 # The benchmarks' instruction counter (a QEMU plugin), on the stock kernel.
 if [[ " $lanes " = *" stock "* ]]; then
@@ -76,27 +91,52 @@ if [[ " $lanes " = *" stock "* ]]; then
 	add_counts "$(tail -n 1 "$top/build/icount-plugin.log")" icount-plugin
 fi
 
-# The debug lane: KASAN, lockdep, atomic-sleep checks, kmemleak, UBSAN,
-# failslab.  Loops are scaled down: a fork costs ~15x more there.
-if [[ " $lanes " = *" debug "* ]]; then
-	if tree=$("$top/scripts/build-debug-kernel.sh"); then
-		dbg=$top/build/debug
-		make -C "$top" --no-print-directory modules KDIR="$tree" BUILD="$dbg" > "$top/build/debug-modules.log" 2>&1 &&
-			ln -sfn ../bin "$dbg/bin" &&
-			vm_lane debug --kernel "$tree/arch/x86/boot/bzImage" --build "$dbg" \
-				--timeout 1200 --env "PN_SCALE_PCT=${PN_DEBUG_SCALE_PCT:-10}" ||
-			{ echo "FAIL debug lane: modules did not build (build/debug-modules.log)"; failed=$((failed + 1)); }
-	else
-		echo "FAIL debug lane: the debug kernel did not build"
+# debug_lane NAME TREE [SCENARIO...]: the modules built against the debug
+# kernel in TREE (KASAN, lockdep, atomic-sleep checks, kmemleak, UBSAN,
+# failslab), the scenarios (default all) on it.  Loops are scaled down: a
+# fork costs ~15x more there.
+debug_lane() {
+	local name=$1 tree=$2 dbg=$top/build/$1
+	shift 2
+	if [ -z "$tree" ]; then
+		echo "FAIL $name lane: the debug kernel did not build"
 		failed=$((failed + 1))
+	elif ! make -C "$top" --no-print-directory modules KDIR="$tree" BUILD="$dbg" \
+		> "$top/build/$name-modules.log" 2>&1; then
+		echo "FAIL $name lane: modules did not build (build/$name-modules.log)"
+		failed=$((failed + 1))
+	else
+		ln -sfn ../bin "$dbg/bin"
+		vm_lane "$name" --kernel "$tree/arch/x86/boot/bzImage" --build "$dbg" \
+			--timeout 1200 --env "PN_SCALE_PCT=$scale_pct" "${@:-all}"
 	fi
+}
+[[ " $lanes " = *" debug "* ]] && debug_lane debug "$("$top/scripts/build-debug-kernel.sh")"
+# PREEMPT_RT, where a sleeping lock taken by a hook is a bug: the scenarios
+# that fork, exec and exit through every hook and reload the modules.
+if [[ " $lanes " = *" debug-rt "* ]]; then
+	wait "$rt_kernel_build" || cat "$top/build/debug-rt-kernel.log"
+	debug_lane debug-rt "$(cat "$top/build/debug-rt-kernel.path")" \
+		${PN_DEBUG_RT_SCENARIOS:-smoke pnotify_callbacks pnotify_reload job_jobtest job_race keyring_bridge}
+fi
+
+# The kernels lane: a compact pass on the Debian kernels other than the
+# stock one (tests/kernels/kernels.list), each built against with its
+# release's compiler; `make check-kernels` runs every scenario on each.
+if [[ " $lanes " = *" kernels "* ]]; then
+	echo "== kernels lane"
+	"$top/tests/kernels/run.sh" --kernels "${PN_CHECK_KERNELS:-5.10,6.12,6.12-rt}" \
+		${PN_CHECK_KERNEL_SCENARIOS:-smoke pnotify_callbacks job_jobtest keyring_bridge} |
+		tee "$top/build/kernels.log"
+	add_counts "$(tail -n 1 "$top/build/kernels.log")" kernels
 fi
 
 # The install lane: the Debian packages installed with apt in a Debian 12
 # system (debootstrap, cached), booted with systemd, jobtest there.
 if [[ " $lanes " = *" install "* ]]; then
 	echo "== install lane"
-	make -C "$top" --no-print-directory check-install 2>&1 | tee "$top/build/install.log"
+	make -C "$top" --no-print-directory check-install \
+		INSTALL_RELEASES="${PN_INSTALL_RELEASES:-bookworm}" 2>&1 | tee "$top/build/install.log"
 	add_counts "$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$top/build/install.log" | tail -n 1)" install
 fi
 

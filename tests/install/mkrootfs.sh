@@ -1,13 +1,15 @@
 #!/bin/bash
-# The Debian 12 system of the install test: debootstrap minbase plus the stock
-# kernel, its headers, dkms, systemd and udev.  Built once per recipe and kept
-# outside the clone:
+# The Debian system of the install test: debootstrap minbase of a release
+# (bookworm, the default, or trixie) plus its stock kernel, its headers, dkms,
+# systemd and udev.  Built once per recipe and release and kept outside the
+# clone:
 #
-#   tests/install/mkrootfs.sh [--print-path] [--rebuild]
+#   tests/install/mkrootfs.sh [--release RELEASE] [--print-path] [--rebuild]
 #
 # prints the cached root filesystem's directory on its last line:
 # $PN_INSTALL_CACHE (default /var/cache/pnotify)/rootfs-<hash>, where <hash>
-# is that of this file, so that any change to the recipe makes a new one.
+# is that of this file and the release, so that any change to the recipe
+# makes a new one.
 # Nothing in the cached tree is changed by the tests: they copy it.
 set -euo pipefail
 
@@ -27,17 +29,18 @@ packages="linux-image-amd64 linux-headers-amd64 dkms build-essential
 	pamtester keyutils munge slurmctld slurmd slurm-client
 	krb5-kdc krb5-admin-server krb5-user libpam-krb5"
 
-hash=$( { cat "${BASH_SOURCE[0]}"; echo "$mirror $security"; } | sha256sum | cut -c1-16)
-rootfs=$cache/rootfs-$hash
-
 print_only= rebuild=
-for a in "$@"; do
-	case $a in
+while [ $# -gt 0 ]; do
+	case $1 in
+	--release) suite=${2:?}; shift ;;
 	--print-path) print_only=1 ;;
 	--rebuild) rebuild=1 ;;
-	*) echo "usage: $0 [--print-path] [--rebuild]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--release RELEASE] [--print-path] [--rebuild]" >&2; exit 2 ;;
 	esac
+	shift
 done
+hash=$( { cat "${BASH_SOURCE[0]}"; echo "$mirror $security $suite"; } | sha256sum | cut -c1-16)
+rootfs=$cache/rootfs-$hash
 if [ -n "$print_only" ]; then
 	echo "$rootfs"
 	exit 0

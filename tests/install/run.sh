@@ -1,8 +1,9 @@
 #!/bin/bash
 # End-to-end test of the Debian packages, installed the way a user does:
 #
-#  1. a Debian 12 system (debootstrap, stock kernel and headers, dkms,
-#     systemd; cached by mkrootfs.sh) is copied to BUILD/install-test/rootfs;
+#  1. a Debian system of RELEASE (debootstrap, stock kernel and headers,
+#     dkms, systemd; cached by mkrootfs.sh) is copied to
+#     BUILD/install-test/RELEASE/rootfs;
 #  2. in a chroot, `apt install ./pnotify-dkms_*.deb ./jobctl_*.deb
 #     ./libjob0_*.deb ./libpam-job_*.deb ./slurm-spank-job_*.deb` builds the
 #     modules through DKMS for its kernel;
@@ -13,26 +14,29 @@
 #  4. in the chroot again: a kernel without CONFIG_KPROBES or CONFIG_KEYS is
 #     refused cleanly, and `apt remove pnotify-dkms` removes the modules.
 #
-#   tests/install/run.sh [--debs DIR] [--keep] [--verbose]
+#   tests/install/run.sh [--release RELEASE] [--debs DIR] [--keep] [--verbose]
 #
-# The debs come from `make deb` (BUILD/deb).  The last line is
-# "N passed, N failed"; the exit status is 0 iff all passed.
+# RELEASE is bookworm (Debian 12, the default) or trixie (Debian 13).  The
+# debs come from `make deb DEB_RELEASE=RELEASE` (BUILD/deb, BUILD/deb-trixie).
+# The last line is "N passed, N failed"; the exit status is 0 iff all passed.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 build=${BUILD:-$repo/build}
-debs=$build/deb
-work=$build/install-test
+release=bookworm debs=
 keep= verbose=
 while [ $# -gt 0 ]; do
 	case $1 in
+	--release) release=$2; shift 2 ;;
 	--debs) debs=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--verbose) verbose=1; shift ;;
-	*) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
+[ -n "$debs" ] || debs=$build/deb$([ "$release" = bookworm ] || echo "-$release")
+work=$build/install-test/$release
 
 npass=0 nfail=0
 t_start=$SECONDS
@@ -101,10 +105,10 @@ done
 pass "packages built: ${pkgs[*]##*/}"
 
 # 1. The cached system.
-log "root filesystem (cache: $("$here/mkrootfs.sh" --print-path))"
-cached=$(timeout 2400 "$here/mkrootfs.sh" | tail -n 1)
+log "root filesystem (cache: $("$here/mkrootfs.sh" --release "$release" --print-path))"
+cached=$(timeout 2400 "$here/mkrootfs.sh" --release "$release" | tail -n 1)
 [ -e "$cached/.pnotify-rootfs-complete" ] || { fail "debootstrap root filesystem"; finish; }
-pass "Debian 12 root filesystem: $cached"
+pass "Debian $release root filesystem: $cached"
 kver=$(cat "$cached/.pnotify-kver")
 mkdir -p "$work"
 safe_rm "$rootfs" || { fail "remove the previous test system"; finish; }

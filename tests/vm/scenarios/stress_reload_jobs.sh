@@ -19,7 +19,8 @@ while [ "$i" -lt "$rounds" ]; do
 		[ "$n" -lt 100 ] || pn_fail "round $i: no job was created"
 		usleep 50000
 	done
-	# The storm writes its own lines after the JID, to the same file.
+	# The JID is the first line: the storm's own output follows it there
+	# when the host is slow enough for the storm to end first.
 	jid=$(head -n 1 /tmp/jid)
 	jobctl acct "$jid" > /dev/null || pn_fail "round $i: job $jid unknown"
 	usleep 200000
