@@ -136,20 +136,33 @@ static struct pn_task *pn_entry_alloc(unsigned int nr, size_t room)
 	return e;
 }
 
-/* Any context: the task reference goes in an RCU callback. */
+/*
+ * Any context, with a hold on the hooks taken already (a prepared
+ * subscription's, the parent's entry's): a bound entry holds them too.
+ * The task reference goes in an RCU callback.
+ */
 static void pn_entry_bind(struct pn_task *e, struct task_struct *task)
 {
 	get_task_struct(task);
 	e->task = task;
 	atomic_long_inc(&pn_stats.tasks);
+	pn_hooks_hold();
+}
+
+/* Any context; the task has another reference. */
+static void pn_entry_unbind(struct pn_task *e)
+{
+	put_task_struct(e->task);
+	e->task = NULL;
+	atomic_long_dec(&pn_stats.tasks);
+	pn_hooks_put();
 }
 
 static void pn_task_free_rcu(struct rcu_head *rcu)
 {
 	struct pn_task *e = container_of(rcu, struct pn_task, rcu);
 
-	put_task_struct(e->task);
-	atomic_long_dec(&pn_stats.tasks);
+	pn_entry_unbind(e);
 	pn_entry_free(e);
 }
 
@@ -437,6 +450,7 @@ struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
 					   struct pnotify_events *events)
 {
 	struct pnotify_subscriber *sub;
+	int err;
 
 	might_sleep();
 	sub = kzalloc(struct_size(sub, room, DIV_ROUND_UP(events->data_size, 8)),
@@ -445,11 +459,14 @@ struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
 		return ERR_PTR(-ENOMEM);
 	sub->spare_entry = pn_entry_alloc(0, 0);
 	sub->spare_kit = pn_kit_alloc(1, events->data_size);
-	if (!sub->spare_entry || !sub->spare_kit) {
+	err = -ENOMEM;
+	if (sub->spare_entry && sub->spare_kit)
+		err = pn_hooks_get();	/* held while spare_entry is ours */
+	if (err) {
 		pn_entry_free(sub->spare_entry);
 		pn_entry_free(sub->spare_kit);
 		kfree(sub);
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(err);
 	}
 	pn_sub_init(sub, task, events);
 	pn_sub_hold(sub);
@@ -479,6 +496,8 @@ static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb)
 		list_del_init(&call->link);
 	}
 	raw_spin_unlock(&pn_calls_lock);
+	if (sub->spare_entry)
+		pn_hooks_put();
 	pn_entry_free(sub->spare_entry);
 	pn_entry_free(sub->spare_kit);
 	if (exit_cb) {
@@ -604,6 +623,7 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub)
 	sub->spare_entry = NULL;
 	sub->spare_kit = NULL;
 	pn_entry_bind(new, task);
+	pn_hooks_put();		/* the entry holds them now */
 	e = pn_task_get_or_insert(new);
 	pn_task_needs(e, &nr, &need);
 	if (!pn_kit_fits(e->kit, nr + 1, max(need, room)))
@@ -773,9 +793,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 		pe->kit = NULL;
 	} else {
 		/* The kit stays the parent's, short of the blocks used. */
-		atomic_long_dec(&pn_stats.tasks);
-		put_task_struct(child);
-		kit->task = NULL;
+		pn_entry_unbind(kit);
 	}
 	list_for_each_entry(psub, &pe->subs, task_link)
 		if (pn_fork_inherit(ce, kit, psub) < 0)

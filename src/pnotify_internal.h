@@ -26,6 +26,18 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child);
 void pn_core_exec(struct task_struct *task);
 void pn_core_exit(struct task_struct *task);
 
+/*
+ * The hooks are armed while the core holds them: one hold per followed
+ * task's entry and per subscription being prepared.  pn_hooks_get() arms
+ * them if needed (process context; fails only if a hook cannot be armed);
+ * pn_hooks_hold() takes one more while the caller already has one (any
+ * context); pn_hooks_put() (any context) disarms them a while after the
+ * last (module parameter idle_ms).
+ */
+int pn_hooks_get(void);
+void pn_hooks_hold(void);
+void pn_hooks_put(void);
+
 /* For the benchmark module only (symbol namespace PNOTIFY_INTERNAL). */
 int pn_core_dispatch_exec(struct task_struct *task);
 
