@@ -161,7 +161,7 @@ cleanup_mounts
 log "boot under QEMU"
 install -m 755 "$here/guest-check.sh" "$rootfs/usr/local/sbin/pnotify-install-check"
 install -m 644 "$here/guest-integrations.sh" "$rootfs/usr/local/sbin/pnotify-integration-check"
-install -m 644 "$here/guest-cross-user.sh" "$rootfs/usr/local/sbin/pnotify-cross-user-check" \
+install -m 644 "$here/guest-cross-user.sh" "$rootfs/usr/local/sbin/pnotify-cross-user-check"
 install -m 644 "$here/guest-keyrings.sh" "$rootfs/usr/local/sbin/pnotify-keyring-check"
 install -m 644 "$here/pnotify-install-check.service" "$rootfs/etc/systemd/system/"
 ln -sf /etc/systemd/system/pnotify-install-check.service \
