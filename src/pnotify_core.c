@@ -1417,12 +1417,69 @@ int pn_core_init(void)
 	return pn_table ? 0 : -ENOMEM;
 }
 
+/* ---- module unload ------------------------------------------------------- */
+
+static bool pn_work_is_ours(struct callback_head *work)
+{
+	return work->func == pn_prep_work || work->func == pn_exec_work ||
+	       work->func == pn_call_work;
+}
+
+/*
+ * Drops a work taken off its task before it ran.  Every subscriber is gone:
+ * a call's subscription ended (which cleared call->sub), an entry has no
+ * subscription left, nothing is to dispatch.  Atomic context.
+ */
+static void pn_work_drop(struct callback_head *work)
+{
+	struct pn_task *e, *kit = NULL;
+	bool unhashed;
+
+	if (work->func == pn_call_work) {
+		WARN_ON_ONCE(container_of(work, struct pn_call, work)->sub);
+		kfree(container_of(work, struct pn_call, work));
+	} else if (work->func == pn_exec_work) {
+		e = container_of(work, struct pn_task, exec_work);
+		clear_bit(PN_EXEC_QUEUED, &e->flags);
+		pn_task_put(e);
+	} else {
+		e = container_of(work, struct pn_task, prep_work);
+		clear_bit(PN_PREP_QUEUED, &e->flags);
+		pn_entry_lock(e);
+		unhashed = pn_task_unhash_if_idle(e, &kit);
+		pn_entry_unlock(e);
+		if (unhashed)
+			pn_task_retire(e, kit);
+		pn_task_put(e);
+	}
+	pn_work_done();
+}
+
+/*
+ * Works still queued on tasks that do not run (stopped by SIGSTOP or a
+ * tracer) would hold the unload until those tasks ran again, which their
+ * owners decide: take them off and drop them.  Exit works are left to run:
+ * an exiting task does not stop.
+ */
+static void pn_cancel_works(void)
+{
+	struct task_struct *g, *t;
+	struct callback_head *work;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t)
+		while ((work = pn_task_work_cancel(t, pn_work_is_ours)))
+			pn_work_drop(work);
+	rcu_read_unlock();
+}
+
 /*
  * Called after the hooks are gone and every subscriber has unregistered:
  * every entry has ended or gone idle, and no new work can be queued.
  */
 void pn_core_exit_module(void)
 {
+	pn_cancel_works();
 	wait_event(pn_drain_wq, !atomic_long_read(&pn_stats.works_inflight));
 	/* Let the last pn_work_done() leave its read section. */
 	synchronize_rcu();

@@ -1,7 +1,7 @@
 # Unloading job.ko while jobs live and a waiter is blocked in JOB_WAITJID:
 # every job ends, the waiter wakes, the processes run on outside any job.
 # Unloading keyring_bridge while a stopped member has its keyring install
-# queued: the unload does not wait for the member to run again.
+# queued, then job and pnotify: no unload waits for the member to run again.
 . /lib/pn/lib.sh
 
 pn_load pnotify
@@ -43,11 +43,22 @@ timeout 30 rmmod keyring_bridge ||
 took=$(($(date +%s) - started))
 [ "$took" -le 10 ] || pn_fail "rmmod keyring_bridge took ${took} s"
 grep -q '^tasks:' /proc/pnotify || pn_fail "/proc/pnotify unreadable"
-kill -CONT "$stopped"
+# The dropped call is still queued on the stopped process, and pnotify's
+# text runs it: unloading pnotify takes it off instead of waiting.
+jobctl detach -p "$stopped" || pn_fail "detach the stopped process"
 jobctl kill -KILL "$jid2" || pn_fail "kill $jid2"
 wait "$creator"
-wait "$stopped"
-pn_wait_until "the stopped member's dropped call to finish" \
-	grep -q '^works_inflight: 0$' /proc/pnotify
 pn_unload job
-pn_unload pnotify
+grep -q '^works_inflight: [1-9]' /proc/pnotify ||
+	pn_fail "the stopped process's call is no longer queued: $(cat /proc/pnotify)"
+started=$(date +%s)
+timeout 30 rmmod pnotify || pn_fail "rmmod pnotify with a work queued on a stopped process"
+took=$(($(date +%s) - started))
+[ "$took" -le 10 ] || pn_fail "rmmod pnotify took ${took} s"
+pn_log "unloaded pnotify with a work queued on a stopped process (${took} s)"
+# Running again, the process finds no work of the unloaded module to run.
+kill -CONT "$stopped"
+usleep 200000
+kill -0 "$stopped" || pn_fail "the stopped process died when continued"
+kill "$stopped"
+wait "$stopped" || pn_log "the continued process ended by SIGTERM"
