@@ -446,11 +446,11 @@ static void pn_sub_hold(struct pnotify_subscriber *sub)
 	atomic_inc(&sub->events->nr_subs);
 }
 
-struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
-					   struct pnotify_events *events)
+/* A subscription with what establishing it needs, the hooks' hold aside. */
+static struct pnotify_subscriber *pn_sub_alloc(struct task_struct *task,
+					       struct pnotify_events *events)
 {
 	struct pnotify_subscriber *sub;
-	int err;
 
 	might_sleep();
 	sub = kzalloc(struct_size(sub, room, DIV_ROUND_UP(events->data_size, 8)),
@@ -459,17 +459,33 @@ struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
 		return ERR_PTR(-ENOMEM);
 	sub->spare_entry = pn_entry_alloc(0, 0);
 	sub->spare_kit = pn_kit_alloc(1, events->data_size);
-	err = -ENOMEM;
-	if (sub->spare_entry && sub->spare_kit)
-		err = pn_hooks_get();	/* held while spare_entry is ours */
-	if (err) {
+	if (!sub->spare_entry || !sub->spare_kit) {
 		pn_entry_free(sub->spare_entry);
 		pn_entry_free(sub->spare_kit);
 		kfree(sub);
-		return ERR_PTR(err);
+		return ERR_PTR(-ENOMEM);
 	}
 	pn_sub_init(sub, task, events);
 	pn_sub_hold(sub);
+	return sub;
+}
+
+static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb);
+
+/* The hooks are held while the prepared subscription has its spare entry. */
+struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
+					   struct pnotify_events *events)
+{
+	struct pnotify_subscriber *sub = pn_sub_alloc(task, events);
+	int err;
+
+	if (IS_ERR(sub))
+		return sub;
+	err = pn_hooks_get();
+	if (err) {
+		pn_sub_free(sub, false);
+		return ERR_PTR(err);
+	}
 	return sub;
 }
 EXPORT_SYMBOL_GPL(pnotify_prepare);
@@ -496,8 +512,6 @@ static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb)
 		list_del_init(&call->link);
 	}
 	raw_spin_unlock(&pn_calls_lock);
-	if (sub->spare_entry)
-		pn_hooks_put();
 	pn_entry_free(sub->spare_entry);
 	pn_entry_free(sub->spare_kit);
 	if (exit_cb) {
@@ -513,6 +527,9 @@ static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb)
 
 void pnotify_discard(struct pnotify_subscriber *sub)
 {
+	/* Not established: the hold taken by pnotify_prepare() is its own. */
+	if (sub->spare_entry)
+		pn_hooks_put();
 	pn_sub_free(sub, false);
 }
 EXPORT_SYMBOL_GPL(pnotify_discard);
@@ -1280,11 +1297,15 @@ static void pn_run_init(struct pnotify_events *events)
 	for (i = 0; i < n; i++) {
 		struct pnotify_subscriber *sub;
 
-		sub = pnotify_prepare(tasks[i], events);
+		/* Holding the hooks only for a task init takes. */
+		sub = pn_sub_alloc(tasks[i], events);
 		if (IS_ERR(sub)) {
 			atomic_long_inc(&events->nr_failed);
 		} else if (events->init(tasks[i], sub)) {
 			pn_sub_free(sub, false);
+		} else if (pn_hooks_get()) {
+			pn_sub_free(sub, false);
+			atomic_long_inc(&events->nr_failed);
 		} else {
 			atomic_long_inc(&events->nr_init);
 			/* Exited or inherited meanwhile: end it, balanced. */

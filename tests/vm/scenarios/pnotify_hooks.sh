@@ -7,7 +7,7 @@ hooks_disarmed() {
 	! grep -q '^hook: .* armed$' /proc/pnotify
 }
 
-pn_load pnotify idle_ms=0
+pn_load pnotify
 cat /proc/pnotify
 for hook in attach_pid setup_new_exec exit_files; do
 	grep -q "^hook: $hook ftrace disarmed$" /proc/pnotify ||
@@ -20,10 +20,16 @@ pnotify_test storm 2 2
 grep -q '^tasks: 0$' /proc/pnotify || pn_fail "unfollowed tasks got entries"
 grep -q '^forks_followed: 0$' /proc/pnotify || pn_fail "unfollowed forks followed"
 
+# A subscriber's registration offers it every running task without arming
+# the hooks (it would keep them armed for idle_ms, a second by default).
+pn_load job
+pn_load keyring_bridge
+hooks_disarmed || pn_fail "registering job and keyring_bridge armed the hooks"
+
 # A job arms the hooks before its first process is followed, and its end
 # disarms them (idle_ms=0: at once).  Each round's first fork must find
 # them armed: the child is a member.
-pn_load job
+echo 0 > /sys/module/pnotify/parameters/idle_ms
 rounds=$(pn_scale 60)
 i=0
 while [ "$i" -lt "$rounds" ]; do
@@ -40,5 +46,6 @@ while [ "$i" -lt "$rounds" ]; do
 	i=$((i + 1))
 done
 echo "$rounds rounds: armed by each job, disarmed after it"
+pn_unload keyring_bridge
 pn_unload job
 pn_unload pnotify
