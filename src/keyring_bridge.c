@@ -295,6 +295,32 @@ static struct kb_join *kb_join_new(key_serial_t before)
 	return join;
 }
 
+/*
+ * Makes @sub's join unsettled again, made with the session keyring
+ * @before; @join is a new one for a subscription that has none, freed if
+ * not needed.
+ */
+static void kb_join_restart(struct pnotify_subscriber *sub,
+			    struct kb_join *join, key_serial_t before)
+{
+	struct kb_join *old;
+
+	mutex_lock(&kb_lock);
+	old = sub->data;
+	if (old) {
+		spin_lock(&old->lock);
+		old->before = before;
+		old->settled_ns = 0;
+		old->gen++;
+		spin_unlock(&old->lock);
+		kfree(join);
+	} else {
+		/* Its children's fork callbacks read it locklessly. */
+		smp_store_release(&sub->data, join);
+	}
+	mutex_unlock(&kb_lock);
+}
+
 static key_serial_t kb_session_serial(const struct cred *cred)
 {
 	return cred->session_keyring ? cred->session_keyring->serial : 0;
@@ -317,25 +343,51 @@ static bool kb_runs_as(const struct cred *cred, kuid_t owner)
 	       uid_eq(cred->suid, owner) && uid_eq(cred->fsuid, owner);
 }
 
-/* Makes @keyring current's session keyring, or links it there. */
-static void kb_install(struct key *keyring)
+/* Makes @keyring current's session keyring. */
+static void kb_set_session(struct key *keyring)
 {
-	const struct cred *old = current_cred();
-	struct cred *new;
+	struct cred *new = prepare_creds();
 
-	if (kb_mode == KB_LINK) {
-		if (old->session_keyring && old->session_keyring != keyring)
-			key_link(old->session_keyring, keyring);
-		return;
-	}
-	if (old->session_keyring == keyring)
-		return;
-	new = prepare_creds();
 	if (!new)
 		return;
 	key_put(new->session_keyring);
 	new->session_keyring = key_get(keyring);
 	commit_creds(new);
+}
+
+/*
+ * mode=link: links @keyring into current's session keyring if that is its
+ * owner's, current running as the job's owner.  Another's (root's, a
+ * service's) may be held by other users' processes too, which would then
+ * possess the job's keyring: current gets a session keyring of its own
+ * instead, as KEYCTL_JOIN_SESSION_KEYRING makes one, with the job's in it.
+ */
+static void kb_link(struct key *keyring)
+{
+	const struct cred *cred = current_cred();
+	struct key *session = cred->session_keyring;
+
+	if (session && uid_eq(session->uid, cred->uid)) {
+		if (session != keyring)
+			key_link(session, keyring);
+		return;
+	}
+	session = keyring_alloc("_ses", cred->uid, cred->gid, cred,
+				KEY_POS_ALL | KEY_USR_VIEW | KEY_USR_READ,
+				KEY_ALLOC_QUOTA_OVERRUN, NULL, NULL);
+	if (IS_ERR(session))
+		return;
+	if (!key_link(session, keyring))
+		kb_set_session(session);
+	key_put(session);
+}
+
+static void kb_install(struct key *keyring)
+{
+	if (kb_mode == KB_LINK)
+		kb_link(keyring);
+	else if (current_cred()->session_keyring != keyring)
+		kb_set_session(keyring);
 }
 
 /*
@@ -370,7 +422,7 @@ static bool kb_settle(key_serial_t before)
 static void kb_join_run(struct task_struct *task,
 			struct pnotify_subscriber *sub)
 {
-	struct kb_join *join = sub->data;
+	struct kb_join *join = smp_load_acquire(&sub->data);
 	key_serial_t before;
 	unsigned int gen;
 
@@ -447,7 +499,9 @@ static bool kb_session_is_foreign(void)
  * A join waiting for the owner's credentials may be settled by an exec; an
  * exec with credentials other than the owner's (su, a setuid program, one
  * run after setuid()) gives the job's keyring up as session keyring, as if
- * it had never had one: it is not given to such a process either.
+ * it had never had one: it is not given to such a process either.  Given
+ * up, it is the process's again at its next exec as the owner (newgrp, sg
+ * and sudo to oneself drop back), as for a join.
  */
 static void kb_exec(struct task_struct *task, struct pnotify_subscriber *sub)
 {
@@ -465,6 +519,8 @@ static void kb_exec(struct task_struct *task, struct pnotify_subscriber *sub)
 	key_put(new->session_keyring);
 	new->session_keyring = NULL;
 	commit_creds(new);
+	/* No session keyring: serial 0 is the one it "joined" with. */
+	kb_join_restart(sub, kb_join_new(0), 0);
 }
 
 static void kb_exit(struct task_struct *task, struct pnotify_subscriber *sub)
@@ -500,7 +556,7 @@ static struct pnotify_events kb_events = {
 static void kb_join(struct task_struct *task)
 {
 	struct pnotify_subscriber *sub;
-	struct kb_join *join, *old;
+	struct kb_join *join;
 	key_serial_t before = kb_task_session_serial(task);
 	int err;
 
@@ -514,20 +570,7 @@ static void kb_join(struct task_struct *task)
 			kfree(join);
 			return;
 		}
-		mutex_lock(&kb_lock);
-		old = sub->data;
-		if (old) {
-			spin_lock(&old->lock);
-			old->before = before;
-			old->settled_ns = 0;
-			old->gen++;
-			spin_unlock(&old->lock);
-			kfree(join);
-		} else {
-			/* Its children's fork callbacks read it locklessly. */
-			smp_store_release(&sub->data, join);
-		}
-		mutex_unlock(&kb_lock);
+		kb_join_restart(sub, join, before);
 		pnotify_put_subscriber(sub);
 	} else if (err) {
 		kfree(join);

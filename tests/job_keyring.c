@@ -8,6 +8,10 @@
  *	fork a child that adds the user key "root-secret" to its session
  *	keyring.  Prints "session=SERIAL key=SERIAL" from the child.
  *
+ *   job_keyring drop-back COMMAND [ARG...]
+ *	As newgrp, sg or sudo to oneself do (run it setuid root): back from
+ *	the setuid exec to the real user in every uid and gid, exec COMMAND.
+ *
  *   job_keyring race ROUNDS
  *	ROUNDS rounds over WORKERS processes on two JIDs, reused at once: a
  *	process creates the job, or attaches itself when it exists (racing its
@@ -256,12 +260,28 @@ static int race(unsigned int rounds)
 	return failed;
 }
 
+static int drop_back(char **argv)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) {
+		perror("job_keyring drop-back: setresuid");
+		return 1;
+	}
+	execvp(argv[0], argv);
+	perror("job_keyring drop-back: exec");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "su-fork"))
 		return su_fork();
+	if (argc > 2 && !strcmp(argv[1], "drop-back"))
+		return drop_back(argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "race") && atoi(argv[2]) > 0)
 		return race(atoi(argv[2]));
-	fprintf(stderr, "usage: job_keyring su-fork | race ROUNDS\n");
+	fprintf(stderr, "usage: job_keyring su-fork | drop-back COMMAND... | race ROUNDS\n");
 	return 2;
 }

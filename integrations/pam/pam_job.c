@@ -107,12 +107,13 @@ static jid_t new_job(const struct pam_job_options *opt, uid_t uid)
  * job, keyring or kill with another user.
  */
 static jid_t session_job(pam_handle_t *pamh, const struct pam_job_options *opt,
-			 uid_t uid)
+			 uid_t uid, bool *joined)
 {
 	char jid_text[JID_STRING_SIZE];
 	jid_t jid = job_getjid(getpid());
 	uid_t owner;
 
+	*joined = true;
 	if (jid == (jid_t)-1 && errno != ENODATA)
 		return (jid_t)-1;
 	if (jid == (jid_t)-1)
@@ -120,6 +121,7 @@ static jid_t session_job(pam_handle_t *pamh, const struct pam_job_options *opt,
 	format_jid(jid, jid_text);
 	owner = job_getuid(jid);
 	if (owner == uid) {
+		*joined = false;
 		if (opt->debug)
 			pam_syslog(pamh, LOG_DEBUG,
 				   "already in job %s: the session stays in it",
@@ -158,14 +160,16 @@ static void log_job_error(pam_handle_t *pamh, const char *user, int err)
 
 /*
  * The session possesses the job's keyring of the user @uid; @jid_text names
- * the job.  Root setting up the user's session leaves its session keyring
- * (pam_keyinit's) alone when keyring_bridge gives the job's keyring to the
- * session's first program that runs as the user (job(7)).
+ * the job.  Root setting up the user's session, having just @joined the
+ * job, leaves its session keyring (pam_keyinit's) alone when keyring_bridge
+ * gives the job's keyring to the session's first program that runs as the
+ * user (job(7)); a session staying in the job it was in (su to oneself)
+ * has no join for keyring_bridge to settle.
  */
 static int join_job_keyring(pam_handle_t *pamh, jid_t jid, uid_t uid,
-			    const char *jid_text)
+			    bool joined, const char *jid_text)
 {
-	if (geteuid() != uid && job_keyring_bridged() == 1 &&
+	if (joined && geteuid() != uid && job_keyring_bridged() == 1 &&
 	    job_keyring_serial(jid) > 0)
 		return 0;
 	if (job_keyring_join(jid) > 0)
@@ -189,6 +193,7 @@ static int open_job_session(pam_handle_t *pamh,
 	struct passwd *pw;
 	const void *item;
 	const char *user;
+	bool joined;
 	jid_t jid;
 
 	/* pam_get_user() could prompt for a name, here in the session phase. */
@@ -202,14 +207,14 @@ static int open_job_session(pam_handle_t *pamh,
 		pam_syslog(pamh, LOG_ERR, "no user %s in the password database", user);
 		return PAM_SESSION_ERR;
 	}
-	jid = session_job(pamh, opt, pw->pw_uid);
+	jid = session_job(pamh, opt, pw->pw_uid, &joined);
 	if (jid == (jid_t)-1 || jid == 0) {
 		log_job_error(pamh, user, jid ? errno : 0);
 		return PAM_SESSION_ERR;
 	}
 	format_jid(jid, jid_text);
 	if (opt->keyring &&
-	    join_job_keyring(pamh, jid, pw->pw_uid, jid_text) < 0)
+	    join_job_keyring(pamh, jid, pw->pw_uid, joined, jid_text) < 0)
 		return PAM_SESSION_ERR;
 	snprintf(env, sizeof(env), "JOB_JID=%s", jid_text);
 	if (pam_putenv(pamh, env) != PAM_SUCCESS) {

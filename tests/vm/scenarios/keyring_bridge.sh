@@ -126,6 +126,16 @@ grep -q "^ *$(sed -n 's/session=\([0-9]*\).*/\1/p' /tmp/su_fork.out) .*_job\." /
 grep -q LEAK /tmp/nobody_reads.out && pn_fail "nobody read root's key: $(cat /tmp/nobody_reads.out)"
 grep -q root-secret /tmp/nobody_keyring.out && pn_fail "root's key is in nobody's job keyring: $(cat /tmp/nobody_keyring.out)"
 
+# A setuid round trip (newgrp, sg, sudo to oneself): the setuid exec gives
+# the job's keyring up, the exec back as the owner gets it again, and so
+# do the children forked after.
+jobctl create --user 65534 -- su -s /bin/sh nobody -c '
+	/tmp/su_fork drop-back sh -c "keyctl rdescribe @s > /tmp/dropped_back.ses
+		sh -c \"keyctl rdescribe @s > /tmp/dropped_back_child.ses\""' > /tmp/jid_h
+name_h=_job.$(printf %016x "$(cat /tmp/jid_h)")
+pn_assert_eq "nobody back from a setuid exec: its session keyring" "$name_h" "$(ses dropped_back)"
+pn_assert_eq "nobody back from a setuid exec: its child's" "$name_h" "$(ses dropped_back_child)"
+
 # The "job" key type: a member requests its job's description (its shell,
 # a sleep and the reading keyctl are the job's 3 processes).
 jobctl create -- sh -c '
@@ -191,5 +201,28 @@ until [ "$(keys_now)" = "$keys_before" ] && [ "$(cat /proc/key-users)" = "$users
 done
 pn_log "/proc/keys and /proc/key-users as before"
 echo "$gc_delay" > /proc/sys/kernel/keys/gc_delay
+
+# mode=link links the job's keyring into the session keyring of the
+# owner's process only if that is the owner's: root's, here held by nobody
+# too, would give nobody the job's keys.  The owner's process gets a
+# session keyring of its own with the job's linked in.
+pn_load keyring_bridge mode=link
+keyctl session shared sh -c '
+	jobctl create --user 1000 -- su -s /bin/sh pnuser -c "
+		keyctl rdescribe @s > /tmp/link_member.ses
+		j=\$(keyctl show @s | awk \"/_job\\\\./ { print \\\$1; exit }\")
+		keyctl add user tok pnuser-secret \"\$j\" > /tmp/link_key.tmp
+		mv /tmp/link_key.tmp /tmp/link_key
+		exec sleep 600" > /tmp/link_jid &
+	while [ ! -e /tmp/link_key ]; do usleep 100000; done
+	su -s /bin/sh nobody -c "keyctl rdescribe @s > /tmp/link_nobody.ses
+		keyctl print \$(cat /tmp/link_key) > /tmp/link_nobody.out 2>&1 && echo LEAK >> /tmp/link_nobody.out"
+	jobctl kill -KILL "$(head -n 1 /tmp/link_jid)"
+	wait'
+pn_assert_eq "mode=link: nobody's session keyring" shared "$(ses link_nobody)"
+pn_assert_eq "mode=link: the member's session keyring" _ses "$(ses link_member)"
+grep -q '^[0-9][0-9]*$' /tmp/link_key || pn_fail "mode=link: the member added no key to its job keyring"
+grep -q LEAK /tmp/link_nobody.out && pn_fail "mode=link: nobody read the job's key: $(cat /tmp/link_nobody.out)"
+pn_unload keyring_bridge
 pn_unload job
 pn_unload pnotify
