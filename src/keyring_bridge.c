@@ -422,6 +422,7 @@ static bool kb_settle(key_serial_t before)
 static void kb_join_run(struct task_struct *task,
 			struct pnotify_subscriber *sub)
 {
+	/* Published by kb_join_restart() with smp_store_release(). */
 	struct kb_join *join = smp_load_acquire(&sub->data);
 	key_serial_t before;
 	unsigned int gen;
