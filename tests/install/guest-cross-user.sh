@@ -73,13 +73,16 @@ su "$squatter" -c "keyctl session - $xdir/squat.sh" > "$xdir/squat.out" 2>&1 &
 squat_pid=$!
 check "cross-user: $squatter made keyrings _job.<JID> for the 10 JIDs after $last" \
 	wait_for 120 grep -qx ready "$xdir/squat.out"
+# The session's first program as the user is what gets the job's keyring
+# (job(7)): the probe looks as the user.
 cat > /usr/local/sbin/pam-job-keyring-probe <<'EOF'
 #!/bin/sh
 {
 	echo "jid=$JOB_JID"
-	echo "session_keyring=$(keyctl rdescribe @s)"
 	echo "job_keyring=$(jobctl keyring "$JOB_JID")"
-	echo "held_keyring=$(keyctl search @s keyring "_job.${JOB_JID#0x}" 2>&1)"
+	setpriv --reuid="$PAM_USER" --regid="$(id -g "$PAM_USER")" --init-groups \
+		sh -c 'echo "session_keyring=$(keyctl rdescribe @s)"
+			echo "held_keyring=$(keyctl search @s keyring "_job.${JOB_JID#0x}" 2>&1)"'
 } > /tmp/pam-job-keyring-probe.out 2>&1
 EOF
 chmod 755 /usr/local/sbin/pam-job-keyring-probe
