@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * job: inescapable process containers, as a pnotify subscriber, with the ABI
+ * of SGI's Linux Job on /proc/job (include/uapi/job.h).
+ *
+ * A job is a set of tasks (processes and their threads) sharing a 64-bit
+ * JID.  Every member carries a pnotify subscription whose data is its
+ * struct job_member; pnotify's inherit callback puts each child of a member
+ * in the job in the fork itself, before the child can be found by pid,
+ * whatever the clone flags.  The job ends when its last task exits or is
+ * detached; waiters then wake, and a final accounting record stays readable
+ * until taken or pushed out.
+ *
+ * This file holds the jobs, their JID table and their membership (the
+ * subscriber's callbacks, attaching and detaching processes and threads);
+ * kill and wait are in job_signal.c, accounting in job_acct.c, the
+ * /proc/job requests and their 32-bit layout in job_ioctl.c, and
+ * job_internal.h is what they share.
+ *
+ * Locks: job_move_lock (create, attach, detach), then job->lock (members,
+ * processes, sums, kills: a raw spinlock taken with interrupts off, since
+ * the fork hook takes it under siglock and tasklist_lock),
+ * job_table_lock (the JID table, the backlog, the host id).  Nothing under
+ * job->lock allocates, sleeps or signals: lists are copied out under it and
+ * used after.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/proc_fs.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <job_kernel.h>
+#include "job_internal.h"
+#include "wrapper/sched.h"
+
+unsigned int job_hid;
+module_param_named(hid, job_hid, uint, 0444);
+MODULE_PARM_DESC(hid, "host id, the upper 32 bits of new JIDs (0xffffffff disables job creation)");
+
+DEFINE_MUTEX(job_table_lock);
+/* Serialises moving processes in and out of jobs (not forks). */
+DEFINE_MUTEX(job_move_lock);
+DEFINE_HASHTABLE(job_table, JOB_TABLE_BITS);
+unsigned int job_count;
+static u32 job_counter;
+static u64 job_last_id;
+
+static BLOCKING_NOTIFIER_HEAD(job_notifiers);
+
+int job_register_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&job_notifiers, nb);
+}
+EXPORT_SYMBOL_GPL(job_register_notifier);
+
+int job_unregister_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_unregister(&job_notifiers, nb);
+}
+EXPORT_SYMBOL_GPL(job_unregister_notifier);
+
+static void job_notify(struct job *job, enum job_event_type type,
+		       struct task_struct *task)
+{
+	struct job_event event = {
+		.jid = job->jid, .id = job->id, .owner = job->owner,
+		.task = task,
+	};
+
+	blocking_notifier_call_chain(&job_notifiers, type, &event);
+}
+
+/* ---- jobs ---------------------------------------------------------------- */
+
+void job_put(struct job *job)
+{
+	if (refcount_dec_and_test(&job->ref)) {
+		put_pid(job->prime);
+		kfree(job);
+	}
+}
+
+static struct job *job_lookup_locked(u64 jid)
+{
+	struct job *job;
+
+	lockdep_assert_held(&job_table_lock);
+	hash_for_each_possible(job_table, job, table_node, jid)
+		if (job->jid == jid)
+			return job;
+	return NULL;
+}
+
+/* A referenced live job, or NULL. */
+struct job *job_get(u64 jid)
+{
+	struct job *job;
+
+	mutex_lock(&job_table_lock);
+	job = job_lookup_locked(jid);
+	if (job)
+		refcount_inc(&job->ref);
+	mutex_unlock(&job_table_lock);
+	return job;
+}
+
+/* Allocates a JID (or takes the requested one) and enters the job. */
+int job_insert(struct job *job, u64 requested)
+{
+	u64 jid = requested;
+	u32 tries;
+
+	mutex_lock(&job_table_lock);
+	if (requested) {
+		if (job_lookup_locked(requested)) {
+			mutex_unlock(&job_table_lock);
+			return -EBUSY;
+		}
+	} else {
+		for (tries = 0; ; tries++) {
+			if (tries == U32_MAX) {
+				mutex_unlock(&job_table_lock);
+				return -EBUSY;
+			}
+			if (!++job_counter)
+				job_counter = 1;
+			jid = (u64)job_hid << 32 | job_counter;
+			if (!job_lookup_locked(jid))
+				break;
+		}
+	}
+	job->jid = jid;
+	job->id = ++job_last_id;
+	hash_add(job_table, &job->table_node, jid);
+	job_count++;
+	mutex_unlock(&job_table_lock);
+	return 0;
+}
+
+
+/*
+ * Returns with job->lock held and a buffer of room for *@count (read under
+ * the lock), at most @limit, entries of @size bytes, and their number in
+ * *@cap; NULL (unlocked) without memory.
+ */
+void *job_lock_with_room(struct job *job, const unsigned int *count,
+			 unsigned int limit, size_t size, unsigned int *cap)
+{
+	void *buf;
+
+	for (;;) {
+		*cap = min(READ_ONCE(*count), limit);
+		buf = kvmalloc_array(max(*cap, 1U), size, GFP_KERNEL);
+		if (!buf)
+			return NULL;
+		raw_spin_lock_irq(&job->lock);
+		if (min(*count, limit) <= *cap)
+			return buf;
+		raw_spin_unlock_irq(&job->lock);
+		kvfree(buf);
+	}
+}
+
+/* ---- membership ---------------------------------------------------------- */
+
+/* The job_process of @task's thread group in @job, or NULL; lock held. */
+static struct job_process *job_process_find_locked(struct job *job,
+						   struct task_struct *task)
+{
+	struct job_process *p;
+
+	lockdep_assert_held(&job->lock);
+	list_for_each_entry(p, &job->processes, link)
+		if (p->signal == task->signal)
+			return p;
+	return NULL;
+}
+
+/*
+ * Adds @task to @job's list as @m, in @process (NULL: a new process of the
+ * job, held in m->own_process).  lock held; any context.
+ */
+static void job_member_add_locked(struct job *job, struct job_member *m,
+				  struct task_struct *task,
+				  struct job_process *process)
+{
+	lockdep_assert_held(&job->lock);
+	if (!process) {
+		process = &m->own_process;
+		process->tgid = get_pid(task_tgid(task));
+		process->signal = task->signal;
+		INIT_LIST_HEAD(&process->members);
+		list_add_tail(&process->link, &job->processes);
+		job->nr_processes++;
+		job->spent.nr_processes++;
+	}
+	list_add_tail(&m->process_link, &process->members);
+	refcount_inc(&job->ref);
+	m->job = job;
+	m->process = process;
+	m->task = task;
+	m->fork_seq = job->kill_seq;
+	list_add_tail(&m->link, &job->members);
+	job->nr_tasks++;
+	job->spent.nr_tasks++;
+}
+
+/*
+ * Takes @m out of its process; returns the process's tgid to put once
+ * unlocked if it was the last, else NULL.  lock held.
+ */
+static struct pid *job_process_leave_locked(struct job *job,
+					    struct job_member *m)
+{
+	struct job_process *p = m->process, *heir;
+	struct job_member *other;
+
+	list_del(&m->process_link);
+	if (list_empty(&p->members)) {
+		list_del(&p->link);
+		job->nr_processes--;
+		return p->tgid;
+	}
+	if (p != &m->own_process)
+		return NULL;
+	/* The slot goes with @m's data: another member holds it from now. */
+	other = list_first_entry(&p->members, struct job_member, process_link);
+	heir = &other->own_process;
+	heir->tgid = p->tgid;
+	heir->signal = p->signal;
+	list_replace(&p->link, &heir->link);
+	list_replace(&p->members, &heir->members);
+	list_for_each_entry(other, &heir->members, process_link)
+		other->process = heir;
+	return NULL;
+}
+
+/* The end of a job: out of the table, a final record, waiters woken. */
+void job_end(struct job *job)
+{
+	mutex_lock(&job_table_lock);
+	hash_del(&job->table_node);
+	job_count--;
+	mutex_unlock(&job_table_lock);
+	job_keep_record(job);
+	job_notify(job, JOB_EVENT_END, NULL);
+	wake_up_all(&job->ended_wq);
+}
+
+/* @m leaves its job, by exit (status) or detach; the last one ends it. */
+static void job_member_leave(struct job_member *m, int status)
+{
+	struct job_sums used = { 0 };
+	struct job *job = m->job;
+	struct pid *tgid;
+	bool ended;
+
+	job_sums_add_task(&used, m->task);
+	raw_spin_lock_irq(&job->lock);
+	job_sums_fold(&job->spent, &used);
+	list_del(&m->link);
+	job->nr_tasks--;
+	tgid = job_process_leave_locked(job, m);
+	job->last_status = status;
+	ended = !job->nr_tasks;
+	job->ended = ended;
+	raw_spin_unlock_irq(&job->lock);
+	put_pid(tgid);
+	if (ended)
+		job_end(job);
+	job_put(job);
+}
+
+/*
+ * In the fork hook (atomic, see pnotify.h): the child of a member joins its
+ * job, with the signals it missed pending.  A new thread shares its
+ * process's signals and needs none.
+ */
+static int job_inherit(struct task_struct *child,
+		       struct pnotify_subscriber *sub,
+		       struct pnotify_subscriber *parent_sub)
+{
+	struct job_member *parent = parent_sub->data, *m = sub->data;
+	struct job *job = parent->job;
+	u64 missed = 0;
+	int ret = 0, sig;
+	bool thread;
+
+	/* Interrupts are off in the fork hook. */
+	raw_spin_lock(&job->lock);
+	/* parent->process may move to another member's slot: read it locked. */
+	thread = child->signal == parent->process->signal;
+	if (job->detaching) {
+		/* Forked while the job is being detached: not a member. */
+		ret = PNOTIFY_SKIP;
+	} else {
+		job_member_add_locked(job, m, child,
+				      thread ? parent->process : NULL);
+		if (!thread)
+			missed = job_missed_signals(job, parent, child);
+		/*
+		 * A kill still sending may yet reach the parent in its next
+		 * fork: that fork must still see it as new.
+		 */
+		if (!job->kills_active)
+			parent->fork_seq = job->kill_seq;
+	}
+	raw_spin_unlock(&job->lock);
+	for (sig = 1; missed; sig++, missed >>= 1)
+		if (missed & 1)
+			pnotify_inherit_signal(child, sig);
+	return ret;
+}
+
+static void job_exit(struct task_struct *task, struct pnotify_subscriber *sub)
+{
+	job_member_leave(sub->data, task->flags & PF_EXITING ?
+			 READ_ONCE(task->exit_code) : 0);
+}
+
+struct pnotify_events job_events = {
+	.module = THIS_MODULE,
+	.name = "job",
+	.data_size = sizeof(struct job_member),
+	.inherit = job_inherit,
+	.exit = job_exit,
+};
+
+/* The job @task is in, referenced, or NULL. */
+static struct job *job_of_task(struct task_struct *task)
+{
+	struct pnotify_subscriber *sub;
+	struct job *job = NULL;
+
+	sub = pnotify_get_subscriber(task, job_events.name);
+	if (sub) {
+		job = ((struct job_member *)sub->data)->job;
+		refcount_inc(&job->ref);
+		pnotify_put_subscriber(sub);
+	}
+	return job;
+}
+
+/*
+ * Makes @task a member of @job with the subscription prepared for it,
+ * leaving any job it was in; consumes @sub.
+ */
+static int job_attach_task(struct job *job, struct task_struct *task,
+			   struct pnotify_subscriber *sub)
+{
+	struct job_member *m = sub->data;
+	bool gone;
+	int err;
+
+	pnotify_unsubscribe(task, &job_events);
+	raw_spin_lock_irq(&job->lock);
+	gone = job->ended || job->detaching;
+	if (!gone)
+		job_member_add_locked(job, m, task,
+				      job_process_find_locked(job, task));
+	raw_spin_unlock_irq(&job->lock);
+	if (gone) {
+		pnotify_discard(sub);
+		return -ENODATA;
+	}
+	err = pnotify_establish(sub);
+	if (err) {
+		job_member_leave(m, 0);
+		pnotify_discard(sub);
+		/* Joined meanwhile by inheritance: it is in a job already. */
+		return err == -EEXIST ? -EINVAL : err;
+	}
+	job_notify(job, JOB_EVENT_JOIN, task);
+	return 0;
+}
+/*
+ * References the threads of the process @leader into a new array; returns
+ * their number or < 0.
+ */
+static int job_process_threads(struct task_struct *leader,
+			       struct task_struct ***out)
+{
+	struct task_struct *t, **tasks;
+	int n = 0, cap = get_nr_threads(leader) + 8;
+
+	tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL);
+	if (!tasks)
+		return -ENOMEM;
+	rcu_read_lock();
+	for_each_thread(leader, t) {
+		if (n == cap)
+			break;
+		get_task_struct(t);
+		tasks[n++] = t;
+	}
+	rcu_read_unlock();
+	*out = tasks;
+	return n;
+}
+
+void job_put_tasks(struct task_struct **tasks, int n)
+{
+	while (n)
+		put_task_struct(tasks[--n]);
+	kvfree(tasks);
+}
+
+static bool job_has_task(struct job *job, struct task_struct *task)
+{
+	struct job *in = job_of_task(task);
+
+	if (in)
+		job_put(in);
+	return in == job;
+}
+
+static void job_discard_subs(struct pnotify_subscriber **subs, int n)
+{
+	while (n--)
+		if (subs[n])
+			pnotify_discard(subs[n]);
+	kvfree(subs);
+}
+
+/*
+ * A subscription prepared for each of the @n @tasks that is to join @job
+ * (NULL for the others): for all of them or, without memory, for none.
+ */
+static struct pnotify_subscriber **job_prepare_threads(struct job *job,
+						       struct task_struct **tasks,
+						       int n)
+{
+	struct pnotify_subscriber **subs;
+	int i;
+
+	subs = kvcalloc(max(n, 1), sizeof(*subs), GFP_KERNEL);
+	for (i = 0; subs && i < n; i++) {
+		/* io_uring and other kernel workers are never members. */
+		if (!pn_task_is_user(tasks[i]) || job_has_task(job, tasks[i]))
+			continue;
+		subs[i] = pnotify_prepare(tasks[i], &job_events);
+		if (IS_ERR(subs[i])) {
+			subs[i] = NULL;
+			job_discard_subs(subs, n);
+			subs = NULL;
+		}
+	}
+	return subs;
+}
+
+/*
+ * Attaches every thread of the process @leader to @job, again until a pass
+ * finds none outside it: a thread created during a pass by a thread not yet
+ * attached is seen by the next, and once every thread is in, new threads
+ * inherit the job in the fork itself.  Each pass prepares everything first,
+ * so that without memory it moves nothing.  Returns 0 or < 0.
+ */
+int job_attach_process(struct job *job, struct task_struct *leader)
+{
+	struct pnotify_subscriber **subs;
+	int n, i, attached, total = 0, err = 0;
+	struct task_struct **tasks;
+
+	do {
+		n = job_process_threads(leader, &tasks);
+		if (n < 0)
+			return n;
+		subs = job_prepare_threads(job, tasks, n);
+		if (!subs) {
+			job_put_tasks(tasks, n);
+			return -ENOMEM;
+		}
+		attached = 0;
+		for (i = 0; i < n; i++) {
+			struct pnotify_subscriber *sub = subs[i];
+
+			subs[i] = NULL;
+			if (!sub || err) {
+				if (sub)
+					pnotify_discard(sub);
+				continue;
+			}
+			err = job_attach_task(job, tasks[i], sub);
+			/* An exiting thread (a main thread gone first) stays out. */
+			if (err == -ESRCH)
+				err = 0;
+			else if (!err)
+				attached++;
+		}
+		job_discard_subs(subs, n);
+		job_put_tasks(tasks, n);
+		total += attached;
+	} while (attached && !err);
+	return err ?: total ? 0 : -ESRCH;
+}
+
+/*
+ * Detaches every thread of the process @leader from its job, again until a
+ * pass finds none left in: a thread created meanwhile by a member inherits
+ * the job.  Returns the threads detached or < 0.
+ */
+int job_detach_process(struct task_struct *leader)
+{
+	struct task_struct **tasks;
+	int n, i, detached, total = 0;
+
+	do {
+		n = job_process_threads(leader, &tasks);
+		if (n < 0)
+			return n;
+		detached = 0;
+		for (i = 0; i < n; i++)
+			detached += !pnotify_unsubscribe(tasks[i], &job_events);
+		job_put_tasks(tasks, n);
+		total += detached;
+	} while (detached);
+	return total;
+}
+
+/*
+ * The job the process of @leader is in, referenced, or NULL: the leader's,
+ * or, once the leader has exited before its threads, that of any of them.
+ */
+struct job *job_of_process(struct task_struct *leader)
+{
+	struct task_struct **tasks;
+	struct job *job = job_of_task(leader);
+	int n, i;
+
+	if (job || !(READ_ONCE(leader->flags) & PF_EXITING))
+		return job;
+	n = job_process_threads(leader, &tasks);
+	if (n < 0)
+		return ERR_PTR(n);
+	for (i = 0; i < n && !job; i++)
+		job = job_of_task(tasks[i]);
+	job_put_tasks(tasks, n);
+	return job;
+}
+
+bool job_task_job(struct task_struct *task, u64 *jid, u64 *id, kuid_t *owner)
+{
+	struct job *job = job_of_task(task);
+
+	if (!job)
+		return false;
+	*jid = job->jid;
+	*id = job->id;
+	*owner = job->owner;
+	job_put(job);
+	return true;
+}
+EXPORT_SYMBOL_GPL(job_task_job);
+
+bool job_alive(u64 jid, u64 id)
+{
+	struct job *job;
+	bool alive;
+
+	mutex_lock(&job_table_lock);
+	job = job_lookup_locked(jid);
+	alive = job && job->id == id;
+	mutex_unlock(&job_table_lock);
+	return alive;
+}
+EXPORT_SYMBOL_GPL(job_alive);
+
+/* The process (thread group leader) of a pid in the caller's namespace. */
+struct task_struct *job_find_process(pid_t pid)
+{
+	struct task_struct *task = NULL;
+
+	if (pid <= 0)
+		return ERR_PTR(-ESRCH);
+	rcu_read_lock();
+	task = pid_task(find_vpid(pid), PIDTYPE_PID);
+	if (task) {
+		task = task->group_leader;
+		get_task_struct(task);
+	}
+	rcu_read_unlock();
+	return task ?: ERR_PTR(-ESRCH);
+}
+
+static int __init job_init(void)
+{
+	int err = pnotify_register(&job_events);
+
+	if (err)
+		return err;
+	if (!proc_create("job", 0444, NULL, &job_proc_ops)) {
+		pnotify_unregister(&job_events);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Unregistering ends every membership, hence every job, and so wakes the
+ * waiters in JOB_WAITJID: only then can /proc/job's users drain.
+ */
+static void __exit job_exit_module(void)
+{
+	pnotify_unregister(&job_events);
+	remove_proc_entry("job", NULL);
+	job_free_records();
+}
+
+module_init(job_init);
+module_exit(job_exit_module);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Job containers: inescapable process groups with SGI's job ABI");

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the files of job.ko share: job_core.c (jobs, the JID table,
+ * membership, the pnotify subscriber), job_signal.c (kill and wait),
+ * job_acct.c (accounting) and job_ioctl.c (the /proc/job ABI).  Locks: see
+ * job_core.c.
+ */
+#ifndef _JOB_INTERNAL_H
+#define _JOB_INTERNAL_H
+
+#include <linux/capability.h>
+#include <linux/hashtable.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/signal.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+#include <linux/wait.h>
+#include <pnotify.h>
+
+struct job_sums {
+	u64 utime_ns, stime_ns, maxrss_kb, read_bytes, write_bytes;
+	u64 nr_processes, nr_tasks;
+};
+
+/* The last killjid of one signal, for the children forked during it. */
+struct job_kill {
+	u32 seq;		/* job->kill_seq when it was sent */
+	unsigned int active;	/* killjids of this signal still sending */
+	bool priv;		/* sent as the kernel: by a CAP_SYS_RESOURCE holder */
+	kuid_t uid, euid;	/* the sender's, for kill(2)'s check otherwise */
+};
+
+struct job {
+	u64 jid;
+	u64 id;			/* no other job of this boot has it */
+	kuid_t owner;
+	struct pid *prime;
+	u64 start_time_ns;
+	struct hlist_node table_node;
+	refcount_t ref;
+
+	raw_spinlock_t lock;
+	struct list_head members;
+	struct list_head processes;
+	unsigned int nr_tasks;
+	unsigned int nr_processes;
+	bool ended;
+	bool detaching;
+	int last_status;
+	struct job_sums spent;	/* used by tasks that left; counts of all */
+	u32 kill_seq;
+	unsigned int kills_active;	/* killjids still sending */
+	struct job_kill kills[_NSIG];
+	wait_queue_head_t ended_wq;
+};
+
+/*
+ * A process of a job: the thread group of its member tasks.  Counting,
+ * listing and signalling go by these, not by thread group leaders, since a
+ * leader may exit (pthread_exit) long before the rest of its process.
+ */
+struct job_process {
+	struct list_head link;
+	struct pid *tgid;	/* stable for the life of the thread group */
+	struct signal_struct *signal;	/* identifies the group while it runs */
+	struct list_head members;
+};
+
+/*
+ * A member task: the data pnotify keeps with its subscription, prepared
+ * before the fork that makes it.  The first member of a process holds the
+ * job_process in own_process; when it leaves first, the role moves to
+ * another member's slot.
+ */
+struct job_member {
+	struct job *job;
+	struct job_process *process;
+	struct task_struct *task;
+	struct list_head link;
+	struct list_head process_link;
+	struct job_process own_process;
+	u32 fork_seq;		/* job->kill_seq at its last fork with no kill on */
+};
+
+#define JOB_TABLE_BITS 10
+
+/* job_core.c */
+extern unsigned int job_hid;
+extern struct mutex job_table_lock;
+extern struct mutex job_move_lock;
+extern DECLARE_HASHTABLE(job_table, JOB_TABLE_BITS);
+extern unsigned int job_count;
+extern struct pnotify_events job_events;
+
+void job_put(struct job *job);
+struct job *job_get(u64 jid);
+int job_insert(struct job *job, u64 requested);
+void *job_lock_with_room(struct job *job, const unsigned int *count,
+			 unsigned int limit, size_t size, unsigned int *cap);
+void job_end(struct job *job);
+int job_attach_process(struct job *job, struct task_struct *leader);
+int job_detach_process(struct task_struct *leader);
+struct job *job_of_process(struct task_struct *leader);
+struct task_struct *job_find_process(pid_t pid);
+void job_put_tasks(struct task_struct **tasks, int n);
+
+/* job_signal.c */
+u64 job_missed_signals(struct job *job, struct job_member *parent,
+		       struct task_struct *child);
+long job_ioc_waitjid(void *arg);
+long job_ioc_killjid(void *arg);
+
+/* job_acct.c */
+void job_sums_add_task(struct job_sums *sums, struct task_struct *task);
+void job_sums_fold(struct job_sums *sums, const struct job_sums *more);
+void job_keep_record(struct job *job);
+void job_free_records(void);
+long job_ioc_getacct(void *arg);
+long job_ioc_readacct(void *arg);
+
+/* job_ioctl.c */
+extern const struct proc_ops job_proc_ops;
+
+static inline bool job_privileged(void)
+{
+	return capable(CAP_SYS_RESOURCE);
+}
+
+#endif /* _JOB_INTERNAL_H */
