@@ -203,7 +203,6 @@ static void job_member_add_locked(struct job *job, struct job_member *m,
 	m->job = job;
 	m->process = process;
 	m->task = task;
-	m->fork_seq = job->kill_seq;
 	list_add_tail(&m->link, &job->members);
 	job->nr_tasks++;
 	job->spent.nr_tasks++;
@@ -301,13 +300,7 @@ static int job_inherit(struct task_struct *child,
 		job_member_add_locked(job, m, child,
 				      thread ? parent->process : NULL);
 		if (!thread)
-			missed = job_missed_signals(job, parent, child);
-		/*
-		 * A kill still sending may yet reach the parent in its next
-		 * fork: that fork must still see it as new.
-		 */
-		if (!job->kills_active)
-			parent->fork_seq = job->kill_seq;
+			missed = job_missed_signals(job, child);
 	}
 	raw_spin_unlock(&job->lock);
 	for (sig = 1; missed; sig++, missed >>= 1)

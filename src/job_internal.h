@@ -25,12 +25,17 @@ struct job_sums {
 	u64 nr_processes, nr_tasks;
 };
 
-/* The last killjid of one signal, for the children forked during it. */
+/*
+ * A killjid still sending, on its caller's stack and in its job's list, for
+ * the children forked while it sends.
+ */
 struct job_kill {
-	u32 seq;		/* job->kill_seq when it was sent */
-	unsigned int active;	/* killjids of this signal still sending */
+	struct list_head link;
+	int sig;
+	u32 seq;		/* orders a stop against a SIGCONT */
 	bool priv;		/* sent as the kernel: by a CAP_SYS_RESOURCE holder */
 	kuid_t uid, euid;	/* the sender's, for kill(2)'s check otherwise */
+	struct pid_namespace *ns;	/* the sender's: whom it can see */
 };
 
 struct job {
@@ -52,8 +57,7 @@ struct job {
 	int last_status;
 	struct job_sums spent;	/* used by tasks that left; counts of all */
 	u32 kill_seq;
-	unsigned int kills_active;	/* killjids still sending */
-	struct job_kill kills[_NSIG];
+	struct list_head kills;	/* killjids still sending */
 	wait_queue_head_t ended_wq;
 };
 
@@ -82,7 +86,6 @@ struct job_member {
 	struct list_head link;
 	struct list_head process_link;
 	struct job_process own_process;
-	u32 fork_seq;		/* job->kill_seq at its last fork with no kill on */
 };
 
 #define JOB_TABLE_BITS 10
@@ -108,8 +111,7 @@ struct task_struct *job_find_process(pid_t pid);
 void job_put_tasks(struct task_struct **tasks, int n);
 
 /* job_signal.c */
-u64 job_missed_signals(struct job *job, struct job_member *parent,
-		       struct task_struct *child);
+u64 job_missed_signals(struct job *job, struct task_struct *child);
 long job_ioc_waitjid(void *arg);
 long job_ioc_killjid(void *arg);
 

@@ -59,6 +59,7 @@ static long job_ioc_create(void *arg)
 	raw_spin_lock_init(&job->lock);
 	INIT_LIST_HEAD(&job->members);
 	INIT_LIST_HEAD(&job->processes);
+	INIT_LIST_HEAD(&job->kills);
 	init_waitqueue_head(&job->ended_wq);
 	job->owner = owner;
 	job->prime = get_task_pid(current, PIDTYPE_TGID);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * job: kill and wait.  JOB_KILLJID signals every process of a job, and the
- * fork hook replays to the children forked meanwhile the signals they
- * missed (job_missed_signals()); JOB_WAITJID waits for a job's end.
+ * job: kill and wait.  JOB_KILLJID signals every process of a job; a child
+ * forked meanwhile gets the signal too, whichever way its fork overlaps the
+ * kill (see job_ioc_killjid()).  JOB_WAITJID waits for a job's end.
  */
 #include <linux/cred.h>
 #include <linux/delay.h>
 #include <linux/mm.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <uapi/job.h>
@@ -15,16 +16,6 @@
 /* The stop signals, as bits sig - 1 of a mask. */
 #define JOB_STOP_BITS (BIT_ULL(SIGSTOP - 1) | BIT_ULL(SIGTSTP - 1) | \
 		       BIT_ULL(SIGTTIN - 1) | BIT_ULL(SIGTTOU - 1))
-
-static u64 job_sigset_bits(const sigset_t *set)
-{
-	u64 bits = set->sig[0];
-
-#if _NSIG_WORDS > 1
-	bits |= (u64)set->sig[1] << 32;
-#endif
-	return bits;
-}
 
 /* kill(2)'s rule, as @k's sender would have met it sending to @task. */
 static bool job_kill_permitted(const struct job_kill *k,
@@ -43,46 +34,37 @@ static bool job_kill_permitted(const struct job_kill *k,
 }
 
 /*
- * The job's signals that the new process @child missed: those of killjids
- * still sending, which took their list of processes before the child
- * joined, and those a killjid sent to the forking process since its last
- * fork that are still pending in it.  copy_process() gives up on any
- * unblocked signal pending before it copies the parent, so such a signal
- * came during this fork.  job->lock held, in the fork hook: current is the
- * forking task and holds its siglock.
+ * The signals of the killjids still sending, which took their list of
+ * processes before the new process @child joined, that their senders could
+ * have sent it: kill(2)'s rule and the sender's pid namespace (the child's
+ * pid is set, not yet attached).  Of a stop and a SIGCONT, only the later
+ * counts.  job->lock held, in the fork hook.
  */
-u64 job_missed_signals(struct job *job, struct job_member *parent,
-		       struct task_struct *child)
+u64 job_missed_signals(struct job *job, struct task_struct *child)
 {
-	u64 pending, missed = 0;
-	int sig;
+	u32 stop_seq = 0, cont_seq = 0;
+	bool stop = false, cont = false;
+	struct job_kill *k;
+	u64 missed = 0;
 
 	lockdep_assert_held(&job->lock);
-	if (parent->fork_seq == job->kill_seq && !job->kills_active)
-		return 0;
-	pending = job_sigset_bits(&current->pending.signal) |
-		  job_sigset_bits(&current->signal->shared_pending.signal);
-	for (sig = 1; sig < _NSIG; sig++) {
-		const struct job_kill *k = &job->kills[sig];
-		bool during = k->active ||
-			      ((s32)(k->seq - parent->fork_seq) > 0 &&
-			       (pending & BIT_ULL(sig - 1)));
-
-		if (during && job_kill_permitted(k, child))
-			missed |= BIT_ULL(sig - 1);
+	list_for_each_entry(k, &job->kills, link) {
+		if (!job_kill_permitted(k, child) ||
+		    !pid_nr_ns(task_pid(child), k->ns))
+			continue;
+		missed |= BIT_ULL(k->sig - 1);
+		if (k->sig == SIGCONT && (!cont || (s32)(k->seq - cont_seq) > 0)) {
+			cont = true;
+			cont_seq = k->seq;
+		} else if ((BIT_ULL(k->sig - 1) & JOB_STOP_BITS) &&
+			   (!stop || (s32)(k->seq - stop_seq) > 0)) {
+			stop = true;
+			stop_seq = k->seq;
+		}
 	}
-	/* Of a stop and a SIGCONT, only the later one counts. */
-	if ((missed & BIT_ULL(SIGCONT - 1)) && (missed & JOB_STOP_BITS)) {
-		bool cont_last = true;
-
-		for (sig = 1; sig < _NSIG; sig++)
-			if ((JOB_STOP_BITS & BIT_ULL(sig - 1)) &&
-			    (missed & BIT_ULL(sig - 1)) &&
-			    (s32)(job->kills[sig].seq -
-				  job->kills[SIGCONT].seq) > 0)
-				cont_last = false;
-		missed &= cont_last ? ~JOB_STOP_BITS : ~BIT_ULL(SIGCONT - 1);
-	}
+	if (stop && cont)
+		missed &= (s32)(cont_seq - stop_seq) > 0 ?
+			  ~JOB_STOP_BITS : ~BIT_ULL(SIGCONT - 1);
 	return missed;
 }
 
@@ -126,6 +108,46 @@ static bool job_lists_process(struct job *job, struct pid *tgid)
 }
 
 /*
+ * The kernel keeps, for each fork in flight in a process, the set of the
+ * signals sent to several processes at once during that fork, and gives it
+ * to the child (copy_process()'s "delayed" signals, those of kill(-pgrp)):
+ * make @sig, just sent to @tgid, one of them.  A fork that began before the
+ * send cannot have seen it; one that begins after has.  Of a stop and a
+ * SIGCONT, the later wins, as prepare_signal() has it.
+ */
+static void job_delay_for_forks(struct pid *tgid, int sig)
+{
+	struct multiprocess_signals *delayed;
+	struct sighand_struct *sighand;
+	struct task_struct *task;
+	unsigned long flags;
+
+	rcu_read_lock();
+	task = pid_task(tgid, PIDTYPE_TGID);
+	sighand = task ? rcu_dereference(task->sighand) : NULL;
+	if (sighand) {
+		/*
+		 * The sighand slab is SLAB_TYPESAFE_BY_RCU: the lock stays a
+		 * lock; whether it is still this task's is checked under it,
+		 * as lock_task_sighand() (not exported) does.
+		 */
+		spin_lock_irqsave(&sighand->siglock, flags);
+		if (sighand == rcu_access_pointer(task->sighand))
+			hlist_for_each_entry(delayed, &task->signal->multiprocess,
+					     node) {
+				if (sig == SIGCONT)
+					sigdelsetmask(&delayed->signal,
+						      SIG_KERNEL_STOP_MASK);
+				else if (sig_kernel_stop(sig))
+					sigdelset(&delayed->signal, SIGCONT);
+				sigaddset(&delayed->signal, sig);
+			}
+		spin_unlock_irqrestore(&sighand->siglock, flags);
+	}
+	rcu_read_unlock();
+}
+
+/*
  * kill_pid() for a process of @job.  A child joins in the fork hook just
  * before its pid is attached: until then it cannot be found (-ESRCH), and
  * only an instant separates the two, so wait for it.
@@ -143,14 +165,19 @@ static int job_kill_process(struct job *job, struct pid *tgid, int sig,
 		if (tries >= 100)
 			usleep_range(100, 200);
 	}
+	if (!err && sig)
+		job_delay_for_forks(tgid, sig);
 	return err;
 }
 
 /*
- * Signals every process of the job once.  Children forked meanwhile miss
- * the list taken here, and get the signal from the fork hook instead (see
- * job_missed_signals()): even a non-fatal signal cannot be escaped by
- * forking.
+ * Signals every process of the job that the caller's pid namespace can see,
+ * once.  A child forked meanwhile cannot be escaped into: if its fork began
+ * before the send to its parent, the kernel hands it the signal as one sent
+ * during its fork (job_delay_for_forks()); if it joins after the list was
+ * taken and before the kill ends, the fork hook makes the signal pending in
+ * it (job_missed_signals()); otherwise its fork began after the send, it
+ * joined after the kill, and was no member of the job the kill saw.
  *
  * A CAP_SYS_RESOURCE holder signals as the kernel.  The owner signals with
  * kill(2)'s permission checks: processes running as another user (a root
@@ -160,22 +187,27 @@ static int job_kill_process(struct job *job, struct pid *tgid, int sig,
  */
 long job_ioc_killjid(void *arg)
 {
+	struct pid_namespace *ns = task_active_pid_ns(current);
 	struct job_killjid *req = arg;
 	int signalled = 0, refused = 0;
 	unsigned int n = 0, cap, i;
-	struct job_kill *k = NULL;
+	struct job_kill kill = {
+		.sig = req->sig,
+		.priv = job_privileged(),
+		.uid = current_uid(),
+		.euid = current_euid(),
+		.ns = ns,
+	};
 	struct job_process *p;
 	struct pid **tgids;
 	struct job *job;
-	bool priv;
 
-	if (req->sig < 0 || req->sig >= _NSIG)
+	if (req->sig < 0 || req->sig > _NSIG)
 		return -EINVAL;
 	job = job_get(req->jid);
 	if (!job)
 		return -ENODATA;
-	priv = job_privileged();
-	if (!priv && !job_is_owner(job)) {
+	if (!kill.priv && !job_is_owner(job)) {
 		job_put(job);
 		return -EPERM;
 	}
@@ -186,19 +218,15 @@ long job_ioc_killjid(void *arg)
 		return -ENOMEM;
 	}
 	list_for_each_entry(p, &job->processes, link)
-		tgids[n++] = get_pid(p->tgid);
+		if (pid_nr_ns(p->tgid, ns))
+			tgids[n++] = get_pid(p->tgid);
 	if (req->sig) {
-		k = &job->kills[req->sig];
-		k->seq = ++job->kill_seq;
-		k->active++;
-		job->kills_active++;
-		k->priv = priv;
-		k->uid = current_uid();
-		k->euid = current_euid();
+		kill.seq = ++job->kill_seq;
+		list_add_tail(&kill.link, &job->kills);
 	}
 	raw_spin_unlock_irq(&job->lock);
 	for (i = 0; i < n; i++) {
-		int err = job_kill_process(job, tgids[i], req->sig, priv);
+		int err = job_kill_process(job, tgids[i], req->sig, kill.priv);
 
 		if (!err)
 			signalled++;
@@ -207,10 +235,9 @@ long job_ioc_killjid(void *arg)
 		put_pid(tgids[i]);
 	}
 	kvfree(tgids);
-	if (k) {
+	if (req->sig) {
 		raw_spin_lock_irq(&job->lock);
-		k->active--;
-		job->kills_active--;
+		list_del(&kill.link);
 		raw_spin_unlock_irq(&job->lock);
 	}
 	job_put(job);

@@ -2023,6 +2023,105 @@ static void test_owner_kill_permissions(void)
 	}
 }
 
+/* In a child: 0 if a new child of it starts with @sig pending, else 1. */
+static int fork_starts_with_pending(int sig)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		sigset_t pending;
+
+		sigpending(&pending);
+		_exit(sigismember(&pending, sig) ? 0 : 1);
+	}
+	return pid < 0 ? -1 : (exited_with(wait_for(pid), 0) ? 0 : 1);
+}
+
+/*
+ * A killjid that has returned is over: a member that had the signal
+ * blocked still holds it, and a child it forks afterwards starts, as
+ * POSIX has it, with nothing pending.
+ */
+static void test_killjid_blocked_then_fork(void)
+{
+	const int sigs[] = { SIGUSR1, SIGTERM, SIGRTMAX };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		int sig = sigs[i];
+		pid_t member = fork_flushed();
+
+		if (member == 0) {
+			sigset_t set;
+			jid_t jid;
+
+			die_with_parent();
+			sigemptyset(&set);
+			sigaddset(&set, sig);
+			sigprocmask(SIG_BLOCK, &set, NULL);
+			jid = job_create(0, 0, 0);
+			if (jid == NO_JID || jid == 0)
+				_exit(2);
+			if (job_killjid(jid, sig) != 0)
+				_exit(3);
+			/* Pending, blocked, here; not in a later child. */
+			if (sigpending(&set) || !sigismember(&set, sig))
+				_exit(4);
+			sleep_ms(50);
+			_exit(fork_starts_with_pending(sig) == 1 ? 0 : 5);
+		}
+		expect(exited_with(wait_for(member), 0),
+		       "signal %d, blocked in a member and sent by a killjid that had returned, was pending in a child forked after it",
+		       sig);
+	}
+}
+
+/*
+ * killjid from inside a new pid namespace signals only the processes that
+ * namespace can see, as kill(2) there would: a member outside it is left
+ * alone, and r_val counts those signalled.
+ */
+static void test_killjid_pid_namespace(void)
+{
+	struct job_leader job;
+	pid_t outside, insider;
+	int status;
+
+	if (!start_job_ok(&job, NULL, NULL))
+		return;
+	outside = spawn_pauser(false);
+	expect(job_attachpid(outside, job.jid) == job.jid, "attach: %m");
+	insider = fork_flushed();
+	if (insider == 0) {
+		pid_t init;
+
+		die_with_parent();
+		if (job_attachpid(getpid(), job.jid) != job.jid ||
+		    unshare(CLONE_NEWPID) < 0)
+			_exit(2);
+		init = fork();
+		if (init == 0) {
+			struct job_killjid req = { .jid = job.jid, .sig = SIGUSR1 };
+			int fd = open(JOB_PROC_PATH, O_RDONLY);
+
+			signal(SIGUSR1, SIG_IGN);
+			if (fd < 0 || ioctl(fd, JOB_REQUEST(JOB_KILLJID), &req) < 0)
+				_exit(3);
+			_exit(req.r_val == 1 ? 0 : 4);
+		}
+		_exit(init > 0 && exited_with(wait_for(init), 0) ? 0 : 5);
+	}
+	status = wait_for(insider);
+	expect(exited_with(status, 0),
+	       "killjid in a new pid namespace did not signal exactly the one process it sees (status %#x)",
+	       status);
+	expect(waitpid(outside, &status, WNOHANG) == 0,
+	       "killjid from a new pid namespace signalled a member outside it");
+	expect_error(job_killjid(job.jid, SIGRTMAX + 1), EINVAL);
+	kill_ours(outside, SIGKILL);
+	wait_for(outside);
+	end_job(&job);
+}
+
 static void test_unknown_jid(void)
 {
 	struct job_leader job;
@@ -2244,6 +2343,8 @@ static const struct job_test tests[] = {
 	{ "unprivileged user", .run = test_unprivileged },
 	{ "owner's kill obeys kill(2) permissions", .run = test_owner_kill_permissions },
 	{ "io_uring workers: create, attach, detach, kill", .run = test_io_uring_workers },
+	{ "killjid: a blocked signal, then a fork", .run = test_killjid_blocked_then_fork },
+	{ "killjid from a new pid namespace", .run = test_killjid_pid_namespace },
 	{ "bad input: unknown jid", .run = test_unknown_jid },
 	{ "bad input: pids and signals", .run = test_bad_pids_and_signals },
 	{ "bad input: pointers", .run = test_bad_pointers },
