@@ -12,10 +12,22 @@
 #include <linux/sched.h>
 #include <linux/task_work.h>
 
+/*
+ * The hooks queue works with preemption disabled, where on PREEMPT_RT
+ * nothing may allocate; 6.12's task_work_add() has KASAN record the queuing
+ * stack, which may allocate, unless told not to (6.13 never allocates).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define PN_TWAF_NO_ALLOC TWAF_NO_ALLOC
+#else
+#define PN_TWAF_NO_ALLOC 0
+#endif
+
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
-#define PN_TWA_RESUME TWA_RESUME
-#define PN_TWA_NONE TWA_NONE
-#define PN_TWA_SIGNAL TWA_SIGNAL
+#define PN_TWA_RESUME (TWA_RESUME | PN_TWAF_NO_ALLOC)
+#define PN_TWA_NONE (TWA_NONE | PN_TWAF_NO_ALLOC)
+#define PN_TWA_SIGNAL (TWA_SIGNAL | PN_TWAF_NO_ALLOC)
 #else
 #define PN_TWA_RESUME true
 #define PN_TWA_NONE false
