@@ -90,6 +90,7 @@ struct pnotify_events {
 	struct list_head list;
 	struct list_head subs;
 	raw_spinlock_t subs_lock;
+	bool registered;	/* on pnotify's list: it may be subscribed */
 	bool dying;
 	atomic_t nr_subs;
 	wait_queue_head_t drained;

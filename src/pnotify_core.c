@@ -411,15 +411,22 @@ static bool pn_task_claim_prep(struct pn_task *e)
 	return true;
 }
 
-/* Queues the prep work claimed on @e, on its task. */
-static void pn_task_queue_prep(struct pn_task *e)
+/* Queues the prep work claimed on @e, on its task; false if it exits. */
+static bool pn_task_queue_prep(struct pn_task *e)
 {
-	/* A task that is forking, or not yet run, has task works enabled. */
-	if (WARN_ON_ONCE(pn_queue_work(e->task, &e->prep_work, pn_prep_work,
-				       PN_TWA_RESUME))) {
+	if (pn_queue_work(e->task, &e->prep_work, pn_prep_work,
+			  PN_TWA_RESUME)) {
 		clear_bit(PN_PREP_QUEUED, &e->flags);
 		pn_task_put(e);
+		return false;
 	}
+	return true;
+}
+
+/* A task that is forking, or not yet run, has task works enabled. */
+static void pn_task_queue_fork_prep(struct pn_task *e)
+{
+	WARN_ON_ONCE(!pn_task_queue_prep(e));
 }
 
 /* ---- subscriptions ------------------------------------------------------ */
@@ -476,9 +483,18 @@ static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb);
 struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
 					   struct pnotify_events *events)
 {
-	struct pnotify_subscriber *sub = pn_sub_alloc(task, events);
+	struct pnotify_subscriber *sub;
 	int err;
 
+	/*
+	 * Not before pnotify_register() has set it up and counted it in
+	 * what kits hold (a subscriber may hear of tasks to follow, from
+	 * job.ko's notifier, before it is registered): its init() offers
+	 * it the running tasks then.
+	 */
+	if (!smp_load_acquire(&events->registered))
+		return ERR_PTR(-ENOENT);
+	sub = pn_sub_alloc(task, events);
 	if (IS_ERR(sub))
 		return sub;
 	err = pn_hooks_get();
@@ -632,7 +648,7 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub)
 	struct pn_task *new = sub->spare_entry, *kit = sub->spare_kit;
 	size_t room = sub->events->data_size;
 	struct pn_task *e, *old = NULL;
-	bool unhashed = false;
+	bool unhashed = false, refill = false;
 	unsigned int nr;
 	size_t need;
 	int err;
@@ -643,12 +659,22 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub)
 	pn_hooks_put();		/* the entry holds them now */
 	e = pn_task_get_or_insert(new);
 	pn_task_needs(e, &nr, &need);
-	if (!pn_kit_fits(e->kit, nr + 1, max(need, room)))
+	need = max(need, room);
+	if (!pn_kit_fits(e->kit, nr + 1, need) && pn_kit_fits(kit, nr + 1, need))
 		swap(e->kit, kit);
 	err = pn_sub_link(e, sub);
 	if (err)
 		unhashed = pn_task_unhash_if_idle(e, &old);
+	else if (!pn_kit_fits(e->kit, nr + 1, need))
+		/*
+		 * The spare kit was sized for the subscribers registered when
+		 * @sub was prepared; more follow the task now.  Its next fork
+		 * would fail: have a kit made before it returns to user space.
+		 */
+		refill = pn_task_claim_prep(e);
 	pn_entry_unlock(e);
+	if (refill)
+		pn_task_queue_prep(e);
 	if (unhashed)
 		pn_task_retire(e, old);
 	if (e != new)
@@ -801,7 +827,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 		pn_entry_unlock(pe);
 		pn_fork_doom(child);
 		if (prep_parent)
-			pn_task_queue_prep(pe);
+			pn_task_queue_fork_prep(pe);
 		return;
 	}
 	pn_entry_bind(kit, child);
@@ -821,9 +847,9 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	pn_entry_unlock(ce);
 	pn_entry_unlock(pe);
 	if (prep_child)
-		pn_task_queue_prep(ce);
+		pn_task_queue_fork_prep(ce);
 	if (prep_parent)
-		pn_task_queue_prep(pe);
+		pn_task_queue_fork_prep(pe);
 	if (failed)
 		pn_fork_doom(child);
 }
@@ -1280,23 +1306,42 @@ static int pn_snapshot_tasks(struct task_struct ***out)
 	return n;
 }
 
-/* Offers every running user task to the new subscriber's init callback. */
-static void pn_run_init(struct pnotify_events *events)
+/* True if @task has a subscription of @events. */
+static bool pn_task_follows(struct task_struct *task,
+			    struct pnotify_events *events)
+{
+	struct pn_task *e = pn_task_lock(task);
+	bool follows;
+
+	if (!e)
+		return false;
+	follows = !test_bit(PN_DEAD, &e->flags) &&
+		  pn_task_find_sub(e, events, NULL);
+	pn_entry_unlock(e);
+	return follows;
+}
+
+/*
+ * One pass of init: offers every running user task that @events does not
+ * follow yet to its init callback; returns how many it took.
+ */
+static int pn_run_init_pass(struct pnotify_events *events)
 {
 	struct task_struct **tasks;
-	int n, i, cookie;
+	int n, i, taken = 0;
 
 	n = pn_snapshot_tasks(&tasks);
 	if (n < 0) {
 		pr_warn("%s: no memory to offer running tasks to init\n",
 			events->name);
 		atomic_long_inc(&events->nr_failed);
-		return;
+		return 0;
 	}
-	cookie = pn_read_lock();
 	for (i = 0; i < n; i++) {
 		struct pnotify_subscriber *sub;
 
+		if (pn_task_follows(tasks[i], events))
+			goto next;
 		/* Holding the hooks only for a task init takes. */
 		sub = pn_sub_alloc(tasks[i], events);
 		if (IS_ERR(sub)) {
@@ -1308,14 +1353,43 @@ static void pn_run_init(struct pnotify_events *events)
 			atomic_long_inc(&events->nr_failed);
 		} else {
 			atomic_long_inc(&events->nr_init);
+			taken++;
 			/* Exited or inherited meanwhile: end it, balanced. */
 			if (pn_attach(tasks[i], sub))
 				pn_sub_free(sub, true);
 		}
+next:
 		put_task_struct(tasks[i]);
 	}
-	pn_read_unlock(cookie);
 	kvfree(tasks);
+	return taken;
+}
+
+/*
+ * Offers every running user task to the new subscriber's init callback.
+ * A task forked during a pass by a parent init had not taken yet is in no
+ * snapshot of that pass and inherited nothing: passes go on until one
+ * takes no task, as the parents taken have their children inherit.  Chains
+ * of processes that each fork before they are taken could keep that up:
+ * the passes are bounded, and running out of them is counted as a failure.
+ */
+#define PN_INIT_PASSES 16
+
+static void pn_run_init(struct pnotify_events *events)
+{
+	int cookie = pn_read_lock();
+	int pass;
+
+	for (pass = 0; pn_run_init_pass(events); pass++) {
+		if (pass == PN_INIT_PASSES) {
+			pr_warn("%s: tasks kept forking during init: some may not be followed\n",
+				events->name);
+			atomic_long_inc(&events->nr_failed);
+			break;
+		}
+		cond_resched();
+	}
+	pn_read_unlock(cookie);
 }
 
 int pnotify_register(struct pnotify_events *events)
@@ -1350,6 +1424,8 @@ int pnotify_register(struct pnotify_events *events)
 	list_add_tail(&events->list, &pn_events_list);
 	WRITE_ONCE(pn_nr_events, pn_nr_events + 1);
 	WRITE_ONCE(pn_room, max(pn_room, events->data_size));
+	/* After its fields and the counts above: see pnotify_prepare(). */
+	smp_store_release(&events->registered, true);
 	pn_write_unlock();
 	if (events->init)
 		pn_run_init(events);
@@ -1388,6 +1464,7 @@ void pnotify_unregister(struct pnotify_events *events)
 	might_sleep();
 	mutex_lock(&pn_register_mutex);
 	pn_write_lock();
+	WRITE_ONCE(events->registered, false);
 	WRITE_ONCE(events->dying, true);
 	list_del(&events->list);
 	WRITE_ONCE(pn_nr_events, pn_nr_events - 1);

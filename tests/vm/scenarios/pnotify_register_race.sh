@@ -1,0 +1,59 @@
+# Registering a subscriber while the tasks it will follow fork and join
+# jobs (keyring_bridge, whose init() takes every job member):
+# - members forked during its init walk are followed too: as many
+#   keyring_bridge subscriptions as job members once it is loaded;
+# - a job joined before pnotify_register() has counted it (its job
+#   notifier is live first, and the registration waits for another
+#   subscriber's slow unregister) forks as any other: the child runs.
+. /lib/pn/lib.sh
+
+followers() { awk -v k="$1" '$1 == k { print $2 }' /proc/pnotify; }
+
+pn_load pnotify
+pn_load job
+forks=$(pn_scale 500)
+for round in 1 2 3; do
+	rm -f /tmp/forker.done
+	# 200 sleepers lengthen the walk before the forker's turn.
+	jobctl create -- sh -c "for i in \$(seq 200); do sleep 600 & done
+		( for i in \$(seq $forks); do sleep 600 & done; echo done > /tmp/forker.done ) &
+		wait" > /tmp/jid &
+	pn_wait_file /tmp/jid
+	pn_wait_until "the forker to start" sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" -gt 210 ]'
+	pn_load keyring_bridge
+	pn_wait_file /tmp/forker.done
+	pn_log "round $round: $(followers job) job members, $(followers keyring_bridge) keyring_bridge subscriptions"
+	# A missed member stays missed; exits settle within moments.
+	pn_wait_until "round $round: keyring_bridge to follow every job member" \
+		sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" = \
+			"$(awk '\''$1 == "keyring_bridge" { print $2 }'\'' /proc/pnotify)" ]'
+	jobctl kill -KILL "$(head -n 1 /tmp/jid)" > /dev/null
+	pn_wait_until "the job to end" sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" = 0 ]'
+	pn_unload keyring_bridge
+done
+
+# pn_register_mutex held by an unregister whose exit callbacks sleep.
+pn_load pnotify_testsub sleep_ms=4000
+sh -c 'echo subscribe > /proc/pnotify_testsub; exec sleep 600' &
+subscribed=$!
+pn_wait_until "testsub to follow the sleeper" sh -c '[ "$(awk '\''$1 == "testsub" { print $2 }'\'' /proc/pnotify)" -ge 1 ]'
+rmmod pnotify_testsub &
+unloading=$!
+usleep 500000
+insmod "$PN_MODDIR/keyring_bridge.ko" &
+loading=$!
+pn_wait_until "keyring_bridge's job notifier" grep -q '^keyring_bridge ' /proc/modules
+usleep 300000
+out=$(jobctl create -- sh -c '( exit 0 ) & wait $!; echo "child: $?"' 2>&1)
+pn_log "a job joined during the registration: $out"
+wait "$unloading" "$loading"
+case $out in
+*"child: 0"*) ;;
+*) pn_fail "a fork in a job joined during keyring_bridge's registration failed: $out" ;;
+esac
+fails=$(awk '$1 == "fork_failures:" { print $2 }' /proc/pnotify)
+[ "$fails" = 0 ] || pn_fail "$fails forks failed"
+kill "$subscribed"
+pn_unload keyring_bridge
+pn_unload job
+pn_unload pnotify
