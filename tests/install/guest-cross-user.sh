@@ -252,6 +252,25 @@ for id in $t_env $t_exp; do
 	check "cross-user: jsethid 2b while Slurm job $id runs: its second step is in $tjid" \
 		test "$(grep -cx "step jid=$tjid" "$xdir/t-$id.step")" = 2
 done
+# Steps share the job's keyring: one that brings another value for the key
+# fails and leaves the key alone, one with the same value runs.
+t_step() {
+	su "$user_b" -c "$1 srun --jobid=$t_env --overlap -n 1 $xdir/t-step.sh" > "$xdir/t-$2.step" 2>&1
+	echo "step $2: exit status $?" >> "$xdir/t-$2.step"
+	cat "$xdir/t-$2.step"
+}
+t_step PNOTIFY_TEST_TOKEN=oth3r-t0ken other
+t_step PNOTIFY_TEST_TOKEN=env-t0ken same
+t_step "" after
+check "cross-user: keys=: a step of Slurm job $t_env with another value fails" \
+	sh -c "! grep -q '^step key=' '$xdir/t-other.step' && ! grep -q 'exit status 0$' '$xdir/t-other.step'"
+check "cross-user: keys=: slurmd's log says why" grep -q \
+	'spank_job: keys=: the job keyring holds PNOTIFY_TEST_TOKEN already, with another value' \
+	/var/log/slurm/slurmd.log
+check "cross-user: keys=: a step with the same value runs and reads it" \
+	grep -qx 'step key=env-t0ken' "$xdir/t-same.step"
+check "cross-user: keys=: the key keeps its value for the next step" \
+	grep -qx 'step key=env-t0ken' "$xdir/t-after.step"
 check "cross-user: keys=: no process's environment holds a token" \
 	sh -c "! grep -l -a 't0ken' /proc/[0-9]*/environ 2>/dev/null"
 escaped_t=$(sed -n 's/^escaped=//p' "$xdir/t-$t_env.out")
