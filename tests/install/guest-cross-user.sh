@@ -364,7 +364,7 @@ job_of() {
 stopped() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2> /dev/null)" = T ]; }
 all_stopped() { for p; do stopped "$p" || return 1; done; }
 none_stopped() { for p; do [ -e "/proc/$p/stat" ] && ! stopped "$p" || return 1; done; }
-show_pids() { ps -o pid,ruser,euser,suser,stat,args -p "$(echo "$1" | tr ' \n' ,,)"; }
+show_pids() { ps -o pid,ruser,euser,suser,stat,args -p "$(echo "$1" | paste -sd, -)"; }
 check "cross-user: login -f $login_user on a pty: its session runs sudo, su and its own processes" \
 	wait_for 120 sh -c "[ -s $xdir/login.jid ] && pgrep -f -x 'sleep 600[1-4]' | wc -l | grep -qx 4"
 cat "$xdir/login.out" "$xdir/sudo.out" "$xdir/su-root.out"
