@@ -4,8 +4,9 @@
  * revoked when the job ends.
  *
  * Every job gets a keyring "_job.<jid>" owned by the job's owner.  Members
- * possess it; its owner and group root may view, read, search and link it;
- * nobody else can.  /proc/keyring_bridge (root only) maps JIDs to serials.
+ * possess it; its owner may view, read, search and link it; nobody else
+ * can, group root included (root acts as the owner, through setfsuid(), to
+ * reach it).  /proc/keyring_bridge (root only) maps JIDs to serials.
  *
  * mode=session (default) makes it the session keyring of the processes
  * that join the job, mode=link links it into their session keyring,
@@ -70,12 +71,12 @@ static DEFINE_HASHTABLE(kb_keyrings, 8);
 static struct pnotify_events kb_events;
 
 /*
- * Possessors (members) do all; the owner and group root may look and keep
- * a link (which reads as revoked once the job ends).
+ * Possessors (members) do all; the owner may look and keep a link (which
+ * reads as revoked once the job ends).  No group bits: a link is
+ * possession, and group root holds users who are not root.
  */
 #define KB_KEYRING_PERM (KEY_POS_ALL | KEY_USR_VIEW | KEY_USR_READ | \
-			 KEY_USR_SEARCH | KEY_USR_LINK | KEY_GRP_VIEW | \
-			 KEY_GRP_READ | KEY_GRP_SEARCH | KEY_GRP_LINK)
+			 KEY_USR_SEARCH | KEY_USR_LINK)
 
 /* ---- the "job" key type ------------------------------------------------- */
 

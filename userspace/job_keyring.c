@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/keyctl.h>
@@ -65,6 +66,24 @@ static int session_holds(long serial, const char *name)
 		       "keyring", name, 0) == serial;
 }
 
+/*
+ * Links the keyring @serial of a job of @owner into the session keyring
+ * with the owner's file system uid, which key permissions go by: the job
+ * keyring grants link to its owner only, and root (CAP_SETUID) may take
+ * that uid, anyone else keeps their own and gets EACCES.
+ */
+static long link_as_owner(long serial, uid_t owner)
+{
+	uid_t fsuid = setfsuid(owner);
+	long linked = syscall(SYS_keyctl, KEYCTL_LINK, serial,
+			      KEY_SPEC_SESSION_KEYRING);
+	int err = errno;
+
+	setfsuid(fsuid);
+	errno = err;
+	return linked;
+}
+
 long job_keyring_join(jid_t jid)
 {
 	char name[JOB_KEYRING_NAME_SIZE];
@@ -83,7 +102,7 @@ long job_keyring_join(jid_t jid)
 	 * session keyring of the caller's own, the job's linked in by serial.
 	 */
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 ||
-	    syscall(SYS_keyctl, KEYCTL_LINK, serial, KEY_SPEC_SESSION_KEYRING) < 0)
+	    link_as_owner(serial, job_getuid(jid)) < 0)
 		return -1;
 	return serial;
 }

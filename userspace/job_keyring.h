@@ -20,7 +20,9 @@ long job_keyring_serial(jid_t jid);
  * keyring: the session keyring already is the job's (keyring_bridge's
  * mode=session installs it when a process joins a job) or holds it
  * (mode=link), else the process gets a fresh session keyring of its own
- * with the job's keyring linked in, found by serial, never by its name.
+ * with the job's keyring linked in, found by serial, never by its name,
+ * and linked as the job's owner, the only one besides its members the
+ * keyring lets link it (root takes the owner's file system uid for that).
  * Needs the root-only map.  Returns the keyring's serial, or -1 with errno
  * ENOKEY when the job has no keyring (keyring_bridge not loaded), or
  * keyctl()'s errno (the process then has the fresh session keyring, or

@@ -358,6 +358,49 @@ static int scrub_export_list(spank_t sp, const char *keys)
 	return ret;
 }
 
+/*
+ * Adds the user key @name with @value to the job's keyring unless it holds
+ * one already: the steps of a Slurm job share its keyring, and one must
+ * not replace the secret another runs with.  The key is made in the
+ * task's thread keyring and moved with KEYCTL_MOVE_EXCL, atomic against
+ * the other tasks and steps.  0 if the job's keyring then holds @value as
+ * @name (this task's or another task's of the same value), else -1.
+ */
+static int add_key_once(const char *name, const char *value)
+{
+	char held[KEY_VALUE_MAX + 1];
+	size_t length = strlen(value);
+	long key, found, n;
+	int ret = -1;
+
+	key = syscall(SYS_add_key, "user", name, value, length,
+		      KEY_SPEC_THREAD_KEYRING);
+	if (key < 0) {
+		slurm_error("spank_job: keys=: cannot make key %s: %m", name);
+		return -1;
+	}
+	if (!syscall(SYS_keyctl, KEYCTL_MOVE, key, KEY_SPEC_THREAD_KEYRING,
+		     job_keyring, KEYCTL_MOVE_EXCL))
+		return 0;
+	if (errno == EEXIST) {
+		found = syscall(SYS_keyctl, KEYCTL_SEARCH, job_keyring, "user",
+				name, 0);
+		n = found < 0 ? -1 : syscall(SYS_keyctl, KEYCTL_READ, found,
+					     held, sizeof(held));
+		if (n == (long)length && !memcmp(held, value, length))
+			ret = 0;
+		else
+			slurm_error("spank_job: keys=: the job keyring holds %s already, with another value: a step never replaces another's key",
+				    name);
+		explicit_bzero(held, sizeof(held));
+	} else {
+		slurm_error("spank_job: keys=: cannot add key %s to the job keyring: %m",
+			    name);
+	}
+	syscall(SYS_keyctl, KEYCTL_INVALIDATE, key);
+	return ret;
+}
+
 /* Moves one variable of the task's environment into the job's keyring. */
 static int move_to_keyring(spank_t sp, const char *name)
 {
@@ -378,10 +421,7 @@ static int move_to_keyring(spank_t sp, const char *name)
 		ret = -1;
 	} else if (!value[0]) {
 		slurm_info("spank_job: keys=: %s is empty: no key", name);
-	} else if (syscall(SYS_add_key, "user", name, value, strlen(value),
-			   job_keyring) < 0) {
-		slurm_error("spank_job: keys=: cannot add key %s to the job keyring: %m",
-			    name);
+	} else if (add_key_once(name, value) < 0) {
 		ret = -1;
 	}
 	explicit_bzero(value, sizeof(value));

@@ -252,6 +252,25 @@ for id in $t_env $t_exp; do
 	check "cross-user: jsethid 2b while Slurm job $id runs: its second step is in $tjid" \
 		test "$(grep -cx "step jid=$tjid" "$xdir/t-$id.step")" = 2
 done
+# Steps share the job's keyring: one that brings another value for the key
+# fails and leaves the key alone, one with the same value runs.
+t_step() {
+	su "$user_b" -c "$1 srun --jobid=$t_env --overlap -n 1 $xdir/t-step.sh" > "$xdir/t-$2.step" 2>&1
+	echo "step $2: exit status $?" >> "$xdir/t-$2.step"
+	cat "$xdir/t-$2.step"
+}
+t_step PNOTIFY_TEST_TOKEN=oth3r-t0ken other
+t_step PNOTIFY_TEST_TOKEN=env-t0ken same
+t_step "" after
+check "cross-user: keys=: a step of Slurm job $t_env with another value fails" \
+	sh -c "! grep -q '^step key=' '$xdir/t-other.step' && ! grep -q 'exit status 0$' '$xdir/t-other.step'"
+check "cross-user: keys=: slurmd's log says why" grep -q \
+	'spank_job: keys=: the job keyring holds PNOTIFY_TEST_TOKEN already, with another value' \
+	/var/log/slurm/slurmd.log
+check "cross-user: keys=: a step with the same value runs and reads it" \
+	grep -qx 'step key=env-t0ken' "$xdir/t-same.step"
+check "cross-user: keys=: the key keeps its value for the next step" \
+	grep -qx 'step key=env-t0ken' "$xdir/t-after.step"
 check "cross-user: keys=: no process's environment holds a token" \
 	sh -c "! grep -l -a 't0ken' /proc/[0-9]*/environ 2>/dev/null"
 escaped_t=$(sed -n 's/^escaped=//p' "$xdir/t-$t_env.out")
@@ -301,3 +320,102 @@ scontrol update nodename="$host" state=resume
 systemctl stop slurmd slurmctld munge
 sed -i -e '/^FirstJobId=/d' -e '/^PartitionName=/s/ OverSubscribe=[^ ]*//' /etc/slurm/slurm.conf
 jsethid 0
+
+# (f) Root's processes in a user's login session, made by the real login
+# (on a pty), sudo and su: the owner's jkill signals only what kill(2) lets
+# the owner signal, and fails with EPERM once nothing else is left; root's
+# jkill ends the job.  pam_job in common-session, as README.md says; sudo's
+# stack has only common-session-noninteractive, so its command stays in the
+# session's job, while su to root gets a job of root's own.  Both are
+# started with setsid, out of the terminal's hangup when the session ends.
+echo "cross-user: the owner's kill and root's processes of a login session"
+login_user=pjlogin
+login_shell=/usr/local/sbin/pnotify-login-shell
+cat > "$login_shell" <<EOF
+#!/bin/sh
+echo "\$JOB_JID" > $xdir/login.jid
+setsid sudo -n sleep 6001 < /dev/null > $xdir/sudo.out 2>&1 &
+setsid su -c 'exec sleep 6002' < /dev/null > $xdir/su-root.out 2>&1 &
+sleep 6003 &
+exec sleep 6004
+EOF
+chmod 755 "$login_shell"
+id "$login_user" > /dev/null 2>&1 || useradd -m -s "$login_shell" "$login_user"
+echo "$login_user ALL=(root) NOPASSWD: ALL" > /etc/sudoers.d/pnotify-test
+chmod 440 /etc/sudoers.d/pnotify-test
+cp /etc/pam.d/su "$xdir/pam-su"
+# su to root from the user without a terminal: the test's only shortcut.
+sed -i '1i auth sufficient pam_permit.so' /etc/pam.d/su
+echo "session optional pam_job.so" >> /etc/pam.d/common-session
+mkfifo "$xdir/login.in"
+script -qfc "login -f $login_user" /dev/null < "$xdir/login.in" > "$xdir/login.out" 2>&1 &
+exec 3> "$xdir/login.in"
+as_owner() {
+	setpriv --reuid="$login_user" --regid="$(id -g "$login_user")" --init-groups "$@"
+}
+# The pid of the process running "sleep $1" (or nothing).
+sleeper() { pgrep -f -x "sleep $1"; }
+# The JID of the job process $1 is in (or nothing).
+job_of() {
+	for j in $(jobctl list | awk '$1 ~ /^0x/ { print $1 }'); do
+		jobctl pids "$j" 2> /dev/null | grep -qx "$1" && echo "$j"
+	done
+}
+stopped() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2> /dev/null)" = T ]; }
+all_stopped() { for p; do stopped "$p" || return 1; done; }
+none_stopped() { for p; do [ -e "/proc/$p/stat" ] && ! stopped "$p" || return 1; done; }
+show_pids() { ps -o pid,ruser,euser,suser,stat,args -p "$(echo "$1" | paste -sd, -)"; }
+check "cross-user: login -f $login_user on a pty: its session runs sudo, su and its own processes" \
+	wait_for 120 sh -c "[ -s $xdir/login.jid ] && pgrep -f -x 'sleep 600[1-4]' | wc -l | grep -qx 4"
+cat "$xdir/login.out" "$xdir/sudo.out" "$xdir/su-root.out"
+l_jid=$(cat "$xdir/login.jid" 2>/dev/null)
+l_pids=$(job_pids "$l_jid")
+show_pids "$l_pids"
+login_pid=$(pgrep -x login)
+check "cross-user: login's own process (root) is in the session's job $l_jid" \
+	has_line "$login_pid" "$l_pids"
+check "cross-user: sudo's command (root) is in the session's job $l_jid" \
+	has_line "$(sleeper 6001)" "$l_pids"
+su_jid=$(job_of "$(sleeper 6002)")
+check "cross-user: su to root in the session gets a job of root's own ($su_jid)" \
+	test -n "$su_jid" -a "$(jobctl list | awk -v j="$su_jid" '$1 == j { print $2 }')" = root
+# kill(2)'s verdict for each process, asked as the owner before the kill.
+killable=
+for p in $l_pids; do
+	as_owner kill -0 "$p" 2> /dev/null && killable="$killable $p"
+done
+check "cross-user: the owner's jkill -STOP $l_jid succeeds" as_owner jkill -STOP "$l_jid"
+sleep 1
+show_pids "$l_pids"
+wrong=
+for p in $l_pids; do
+	case " $killable " in
+	*" $p "*) stopped "$p" || wrong="$wrong $p" ;;
+	*) ! stopped "$p" || wrong="$wrong $p" ;;
+	esac
+done
+check "cross-user: the owner's jkill stopped just what kill(2) lets the owner signal ($killable)" \
+	test -z "$wrong"
+check "cross-user: the owner's jkill stopped neither login nor sudo's command" \
+	none_stopped "$login_pid" "$(sleeper 6001)"
+check "cross-user: the owner's jkill stopped the owner's processes" \
+	all_stopped "$(sleeper 6003)" "$(sleeper 6004)"
+as_owner jkill -CONT "$l_jid"
+check "cross-user: the owner's jkill -KILL $l_jid succeeds" as_owner jkill -KILL "$l_jid"
+check "cross-user: the owner's processes are gone, login ends with its shell" \
+	wait_for 30 sh -c "[ -z \"\$(pgrep -f -x 'sleep 600[34]')\" ] && ! kill -0 $login_pid 2> /dev/null"
+check "cross-user: sudo's command outlives the owner's kill" test -n "$(sleeper 6001)"
+as_owner jkill -KILL "$l_jid" > "$xdir/owner-kill.out" 2>&1
+echo "owner's jkill, exit status $?" >> "$xdir/owner-kill.out"
+show_pids "$(job_pids "$l_jid")"
+cat "$xdir/owner-kill.out"
+check "cross-user: with only root's processes left, the owner's jkill fails with EPERM" \
+	sh -c "grep -q 'Operation not permitted' '$xdir/owner-kill.out' && grep -qx 'owner.s jkill, exit status 1' '$xdir/owner-kill.out'"
+check "cross-user: root's jkill -KILL $l_jid succeeds" jkill -KILL "$l_jid"
+check "cross-user: root's jkill ends the job" \
+	wait_for 30 sh -c "[ -z \"\$(jobctl pids $l_jid 2> /dev/null)\" ]"
+exec 3>&-
+kill "$(sleeper 6002)" 2> /dev/null
+cp "$xdir/pam-su" /etc/pam.d/su
+sed -i '/^session optional pam_job.so$/d' /etc/pam.d/common-session
+rm -f /etc/sudoers.d/pnotify-test

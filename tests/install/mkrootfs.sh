@@ -20,13 +20,14 @@ security=${PN_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 suite=bookworm
 # The packages of the test system, beside debootstrap's minbase; the second
 # line is what the PAM and Slurm integrations are tested with (su, login and
-# script come with minbase), the third MIT Kerberos for the job keyrings
+# script come with minbase; sudo's root processes in a user's session), the
+# third MIT Kerberos for the job keyrings
 # (a KDC on localhost, kinit, klist and kvno, pam_krb5: out of the common
 # PAM stacks, the tests put it where they want it).
 base_include=systemd-sysv,udev,kmod,procps,ca-certificates
 packages="linux-image-amd64 linux-headers-amd64 dkms build-essential
 	initramfs-tools e2fsprogs
-	pamtester keyutils munge slurmctld slurmd slurm-client
+	pamtester keyutils sudo munge slurmctld slurmd slurm-client
 	krb5-kdc krb5-admin-server krb5-user libpam-krb5"
 
 print_only= rebuild=

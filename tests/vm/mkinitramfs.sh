@@ -97,6 +97,7 @@ done
 cat > "$stage/etc/passwd" <<'PASSWD'
 root:x:0:0:root:/root:/bin/sh
 pnuser:x:1000:1000:pnuser:/tmp:/bin/sh
+pngroot:x:1001:0:pngroot (group root, not root):/tmp:/bin/sh
 nobody:x:65534:65534:nobody:/nonexistent:/bin/sh
 PASSWD
 cat > "$stage/etc/group" <<'GROUP'

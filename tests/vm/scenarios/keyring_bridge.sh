@@ -15,6 +15,7 @@ pn_load job
 # The users' own keyrings come into being on first use: before the baseline.
 keyctl show @s > /dev/null
 pn_as_user 65534 keyctl show @s > /dev/null
+pn_as_user 1001 keyctl show @s > /dev/null
 keys_before=$(keys_now)
 users_before=$(cat /proc/key-users)
 pn_load keyring_bridge
@@ -66,6 +67,18 @@ jobctl attach "$other" "$jid_b"
 pn_as_user 65534 sh /tmp/probe.sh > /tmp/other_job.out 2>&1
 grep -q LEAK /tmp/other_job.out && pn_fail "another job read job A's keys"
 kill "$other"
+
+# A user of group root who is not root is an outsider too: a link would
+# give it possession, so the keyring grants its group nothing.
+[ "$(pn_as_user 1001 id -g)" = 0 ] || pn_fail "user 1001 is not of group 0"
+for ring in "$serial" "$(jobctl keyring "$jid_b")"; do
+	pn_as_user 1001 sh -c "keyctl rdescribe $ring && echo LEAK view
+		keyctl list $ring && echo LEAK read
+		keyctl link $ring @u && echo LEAK link
+		exit 0" > /tmp/group_root.out 2>&1
+	[ "$(grep -c 'Permission denied' /tmp/group_root.out)" = 3 ] ||
+		pn_fail "a user of group root reached job keyring $ring: $(cat /tmp/group_root.out)"
+done
 
 # Who gets the job keyring as session keyring.  ses NAME: the name of the
 # session keyring a process of the job wrote to /tmp/NAME.ses.
