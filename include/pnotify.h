@@ -125,7 +125,15 @@ void pnotify_unregister(struct pnotify_events *events);
  * pnotify_prepare() allocates everything the subscription needs, so that
  * pnotify_establish() fails only for the task's state (-ESRCH: exiting,
  * -EEXIST: subscribed already, -ENOENT: the subscriber is unregistering,
- * -EINVAL: a kernel thread), never for memory.
+ * -EINVAL: a kernel thread), never for memory.  pnotify_prepare() and
+ * pnotify_subscribe() fail with -ENOENT for a subscriber not registered
+ * (yet, or any more): one that learns of tasks before pnotify_register()
+ * returns has its init() offered them.
+ *
+ * A followed task's fork needs memory prepared before it (see the kit in
+ * pnotify_core.c): when the last refill found none, the child is killed
+ * before it runs user code, as a failed fork() callback would have it; for
+ * a thread, that takes down its whole thread group.
  */
 int pnotify_subscribe(struct task_struct *task, struct pnotify_events *events,
 		      void *data);
