@@ -179,6 +179,15 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* CLOCK_MONOTONIC in milliseconds. */
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
 static void die_with_parent(void)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -1087,12 +1096,67 @@ static int reap_until(pid_t pid)
 	}
 }
 
+/* The lines of /proc/PID/status that say how a process takes signals. */
+static void note_signal_state(pid_t pid)
+{
+	static const char *const keys[] = {
+		"State:", "SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:",
+	};
+	char path[64], line[256], state[512] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f) {
+		note("  pid %d: %m", (int)pid);
+		return;
+	}
+	while (fgets(line, sizeof(line), f))
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (!strncmp(line, keys[i], strlen(keys[i]))) {
+				line[strcspn(line, "\n")] = '\0';
+				strncat(state, line, sizeof(state) - strlen(state) - 2);
+				strcat(state, " ");
+			}
+	fclose(f);
+	note("  pid %d: %s", (int)pid, state);
+}
+
+/*
+ * After a killjid that job_waitjid did not see end the job in time: did the
+ * job end late (a slow host), or is a member left that the signal missed?
+ * Waits up to @wait_ms more without signalling, and says which.
+ */
+static void explain_unended_job(jid_t jid, long long killed_ms, int wait_ms)
+{
+	long long deadline = now_ms() + wait_ms;
+	pid_t pids[64];
+	int n;
+
+	while (job_getpidcnt(jid) > 0 && now_ms() < deadline) {
+		reap_ended_children();
+		sleep_ms(10);
+	}
+	if (job_getpidcnt(jid) <= 0) {
+		note("job %#llx ended %lld ms after the kill: late, no member missed",
+		     JID(jid), now_ms() - killed_ms);
+		return;
+	}
+	n = job_getpidlist(jid, pids, sizeof(pids));
+	note("job %#llx still has %d processes %lld ms after the kill: missed by the signal?",
+	     JID(jid), job_getpidcnt(jid), now_ms() - killed_ms);
+	for (int i = 0; i < n && i < (int)(sizeof(pids) / sizeof(pids[0])); i++)
+		note_signal_state(pids[i]);
+}
+
 static void kill_fork_storm(int sig)
 {
 	struct job_leader job;
 	struct report started, waited;
+	long long spawned_ms, killed_ms;
 	pid_t waiter;
 	int waiter_fd, status;
+	unsigned int waiter_s = 2 * REPORT_TIMEOUT_MS / 1000 * (slow ? SLOW_FACTOR : 1);
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);	/* to reap the chains */
 	if (!start_job_ok(&job, start_fork_storm, NULL))
@@ -1103,15 +1167,19 @@ static void kill_fork_storm(int sig)
 		reap_ended_children();
 		sleep_ms(5);
 	}
-	waiter = spawn_waiter(job.jid, &waiter_fd, 2 * REPORT_TIMEOUT_MS / 1000 * (slow ? SLOW_FACTOR : 1));
+	spawned_ms = now_ms();
+	waiter = spawn_waiter(job.jid, &waiter_fd, waiter_s);
 	if (!expect(waiter > 0 && receive_report(waiter_fd, &waited), "waiter: %m"))
 		goto out;
 	sleep_ms(50);
 	expect(job_killjid(job.jid, sig) == 0, "job_killjid(%s): %m", sigabbrev_np(sig));
+	killed_ms = now_ms();
 	status = reap_until(waiter);
-	if (expect(exited_with(status, 0), "job_waitjid did not return (status %#x)",
-		   status) &&
-	    expect(receive_report(waiter_fd, &waited), "no report from the waiter")) {
+	if (!expect(exited_with(status, 0),
+		    "job_waitjid did not return (status %#x) within the waiter's %u s alarm; the killjid returned %lld ms after the waiter's fork",
+		    status, waiter_s, killed_ms - spawned_ms))
+		explain_unended_job(job.jid, killed_ms, waiter_s * 1000);
+	else if (expect(receive_report(waiter_fd, &waited), "no report from the waiter")) {
 		expect(waited.jid == job.jid || waited.err == ENODATA,
 		       "job_waitjid: %s", errno_name(waited.err));
 		expect_error(job_getpidcnt(job.jid), ENODATA);

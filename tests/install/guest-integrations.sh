@@ -132,11 +132,16 @@ printf '[Match]\nName=dummy0\n[Network]\nAddress=192.0.2.1/24\n' \
 systemctl start systemd-networkd
 check "spank_job: an address besides loopback (dummy0 192.0.2.1)" \
 	wait_for 30 grep -q '192\.0\.2\.1' /proc/net/fib_trie
+# SlurmUser: the user Debian's slurmctld.service runs the daemon as (slurm
+# from 24.11 on, Debian 13: it cannot switch to root; root before).
+slurm_user=$(systemctl show -P User slurmctld.service)
+slurm_user=${slurm_user:-root}
 mkdir -p /var/lib/slurm/slurmctld /var/lib/slurm/slurmd /var/log/slurm
+chown "$slurm_user:" /var/lib/slurm/slurmctld /var/log/slurm
 cat > /etc/slurm/slurm.conf <<EOF
 ClusterName=pnotify
 SlurmctldHost=$host(127.0.0.1)
-SlurmUser=root
+SlurmUser=$slurm_user
 AuthType=auth/munge
 ProctrackType=proctrack/pgid
 TaskPlugin=task/none
