@@ -58,6 +58,7 @@ struct job {
 	struct job_sums spent;	/* used by tasks that left; counts of all */
 	u32 kill_seq;
 	struct list_head kills;	/* killjids still sending */
+	struct mutex kill_lock;	/* one killjid sends at a time */
 	wait_queue_head_t ended_wq;
 };
 

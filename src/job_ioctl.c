@@ -60,6 +60,7 @@ static long job_ioc_create(void *arg)
 	INIT_LIST_HEAD(&job->members);
 	INIT_LIST_HEAD(&job->processes);
 	INIT_LIST_HEAD(&job->kills);
+	mutex_init(&job->kill_lock);
 	init_waitqueue_head(&job->ended_wq);
 	job->owner = owner;
 	job->prime = get_task_pid(current, PIDTYPE_TGID);

@@ -108,12 +108,31 @@ static bool job_lists_process(struct job *job, struct pid *tgid)
 }
 
 /*
+ * True if sending @sig to @task's process dropped it as ignored (the
+ * kernel's sig_ignored(), not exported; a stop's or SIGCONT's effect is not
+ * dropped).  siglock held.
+ */
+static bool job_sig_dropped(struct task_struct *task, int sig)
+{
+	void __user *handler = task->sighand->action[sig - 1].sa.sa_handler;
+
+	if (sig == SIGCONT || sig_kernel_stop(sig) ||
+	    sigismember(&task->blocked, sig) ||
+	    sigismember(&task->real_blocked, sig) || task->ptrace)
+		return false;
+	return handler == SIG_IGN ||
+	       (handler == SIG_DFL && sig_kernel_ignore(sig));
+}
+
+/*
  * The kernel keeps, for each fork in flight in a process, the set of the
  * signals sent to several processes at once during that fork, and gives it
  * to the child (copy_process()'s "delayed" signals, those of kill(-pgrp)):
  * make @sig, just sent to @tgid, one of them.  A fork that began before the
  * send cannot have seen it; one that begins after has.  Of a stop and a
- * SIGCONT, the later wins, as prepare_signal() has it.
+ * SIGCONT, the later wins, as prepare_signal() has it (killjids of a job
+ * send one at a time); a signal the process ignores was dropped, and is
+ * not handed on either.
  */
 static void job_delay_for_forks(struct pid *tgid, int sig)
 {
@@ -132,7 +151,8 @@ static void job_delay_for_forks(struct pid *tgid, int sig)
 		 * as lock_task_sighand() (not exported) does.
 		 */
 		spin_lock_irqsave(&sighand->siglock, flags);
-		if (sighand == rcu_access_pointer(task->sighand))
+		if (sighand == rcu_access_pointer(task->sighand) &&
+		    !job_sig_dropped(task, sig))
 			hlist_for_each_entry(delayed, &task->signal->multiprocess,
 					     node) {
 				if (sig == SIGCONT)
@@ -211,9 +231,14 @@ long job_ioc_killjid(void *arg)
 		job_put(job);
 		return -EPERM;
 	}
+	if (mutex_lock_killable(&job->kill_lock)) {
+		job_put(job);
+		return -EINTR;
+	}
 	tgids = job_lock_with_room(job, &job->nr_processes, UINT_MAX,
 				   sizeof(*tgids), &cap);
 	if (!tgids) {
+		mutex_unlock(&job->kill_lock);
 		job_put(job);
 		return -ENOMEM;
 	}
@@ -240,6 +265,7 @@ long job_ioc_killjid(void *arg)
 		list_del(&kill.link);
 		raw_spin_unlock_irq(&job->lock);
 	}
+	mutex_unlock(&job->kill_lock);
 	job_put(job);
 	if (refused && !signalled)
 		return -EPERM;

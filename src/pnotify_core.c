@@ -1306,17 +1306,25 @@ static int pn_snapshot_tasks(struct task_struct ***out)
 	return n;
 }
 
-/* True if @task has a subscription of @events. */
+/*
+ * True if @task has a subscription of @events, or a child's one awaiting
+ * its fork() callback (inherited at the fork, linked in the child's prep
+ * work): init must not make it a second.
+ */
 static bool pn_task_follows(struct task_struct *task,
 			    struct pnotify_events *events)
 {
 	struct pn_task *e = pn_task_lock(task);
-	bool follows;
+	struct pnotify_subscriber *sub;
+	bool follows = false;
 
 	if (!e)
 		return false;
-	follows = !test_bit(PN_DEAD, &e->flags) &&
-		  pn_task_find_sub(e, events, NULL);
+	if (!test_bit(PN_DEAD, &e->flags)) {
+		follows = pn_task_find_sub(e, events, NULL);
+		list_for_each_entry(sub, &e->forks, fork_link)
+			follows |= sub->events == events;
+	}
 	pn_entry_unlock(e);
 	return follows;
 }
