@@ -12,14 +12,15 @@ followers() { awk -v k="$1" '$1 == k { print $2 }' /proc/pnotify; }
 pn_load pnotify
 pn_load job
 forks=$(pn_scale 500)
+sleepers=$(pn_scale 200)
 for round in 1 2 3; do
 	rm -f /tmp/forker.done
-	# 200 sleepers lengthen the walk before the forker's turn.
-	jobctl create -- sh -c "for i in \$(seq 200); do sleep 600 & done
+	# The sleepers lengthen the walk before the forker's turn.
+	jobctl create -- sh -c "for i in \$(seq $sleepers); do sleep 600 & done
 		( for i in \$(seq $forks); do sleep 600 & done; echo done > /tmp/forker.done ) &
 		wait" > /tmp/jid &
 	pn_wait_file /tmp/jid
-	pn_wait_until "the forker to start" sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" -gt 210 ]'
+	pn_wait_until "the forker to start" sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" -gt '"$((sleepers + 10))"' ]'
 	pn_load keyring_bridge
 	pn_wait_file /tmp/forker.done
 	pn_log "round $round: $(followers job) job members, $(followers keyring_bridge) keyring_bridge subscriptions"
