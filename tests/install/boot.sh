@@ -35,7 +35,7 @@ for f in "$kernel" "$initrd" "$image"; do
 done
 
 qemu=(qemu-system-x86_64 -accel "${PN_VM_ACCEL:-tcg,thread=single}"
-	-cpu max -smp "${PN_VM_SMP:-2}" -m "${PN_VM_MEM:-1024}"
+	-cpu "${PN_VM_CPU:-max,la57=off}" -smp "${PN_VM_SMP:-2}" -m "${PN_VM_MEM:-1024}"
 	-kernel "$kernel" -initrd "$initrd"
 	-append "root=/dev/vda rw console=ttyS0 panic=-1 net.ifnames=0 $append"
 	-drive "file=$image,format=raw,if=virtio,cache=unsafe"
