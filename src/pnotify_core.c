@@ -701,6 +701,16 @@ static void pn_sub_unlink(struct pn_task *e, struct pnotify_subscriber *sub)
 }
 
 /*
+ * Whether @sub is linked to its entry (locked).  Not by task_link: an
+ * exiting task's pn_task_end() keeps the subscriptions it unlinked on a
+ * list of its own through it until it drops them.
+ */
+static bool pn_sub_linked(const struct pnotify_subscriber *sub)
+{
+	return !list_empty(&sub->events_link);
+}
+
+/*
  * Ends @sub if it is still linked to @e; the caller holds references on
  * both.  Returns whether it ended it.
  */
@@ -712,7 +722,7 @@ static bool pn_sub_end(struct pn_task *e, struct pnotify_subscriber *sub)
 	/* An exit or another end may take it meanwhile. */
 	pn_test_sleep(end);
 	pn_entry_lock(e);
-	linked = !list_empty(&sub->task_link);
+	linked = pn_sub_linked(sub);
 	if (linked) {
 		pn_sub_unlink(e, sub);
 		unhashed = pn_task_unhash_if_idle(e, &kit);
@@ -957,7 +967,7 @@ static int pn_fork_one(struct pn_task *e, struct pnotify_subscriber *sub,
 	/* Ended meanwhile (detached, unregistered): its exit waits for us. */
 	if (inherited) {
 		pn_entry_lock(e);
-		call = call && !list_empty(&sub->task_link);
+		call = call && pn_sub_linked(sub);
 		pn_entry_unlock(e);
 	}
 	if (call) {
