@@ -86,7 +86,12 @@ struct pn_task {
 static struct hlist_bl_head *pn_table;
 static LIST_HEAD(pn_events_list);
 static DEFINE_MUTEX(pn_register_mutex);
-/* What a kit must hold: one block per subscriber, of the largest data. */
+/*
+ * What a kit must hold: one block per subscriber, of the largest data.
+ * An unregistering subscriber counts until its last subscription is gone:
+ * a task may hold one of them meanwhile, and a kit one block short would
+ * fail its next fork.
+ */
 static unsigned int pn_nr_events;
 static size_t pn_room;
 /* Orders queued pnotify_call()s against the end of their subscription. */
@@ -1574,7 +1579,6 @@ void pnotify_unregister(struct pnotify_events *events)
 	WRITE_ONCE(events->registered, false);
 	WRITE_ONCE(events->dying, true);
 	list_del(&events->list);
-	WRITE_ONCE(pn_nr_events, pn_nr_events - 1);
 	pn_write_unlock();
 	/* Fork hooks run inherit() in RCU read sections: let them finish. */
 	synchronize_rcu();
@@ -1583,6 +1587,7 @@ void pnotify_unregister(struct pnotify_events *events)
 		cond_resched();
 	/* Children still pending on a parent subscription end it later. */
 	wait_event(pn_drain_wq, !atomic_read(&events->nr_subs));
+	WRITE_ONCE(pn_nr_events, pn_nr_events - 1);
 	mutex_unlock(&pn_register_mutex);
 }
 EXPORT_SYMBOL_GPL(pnotify_unregister);
