@@ -452,8 +452,10 @@ static void pn_work_uncount(void)
 }
 
 /*
- * The last thing a work does.  Module unload waits for works in flight to
- * drain, then for an RCU grace period, which covers this wake-up.
+ * The last thing a work does.  The unload waits for works in flight to
+ * drain, then for an RCU grace period, which covers this section (its
+ * wake-up may block on PREEMPT_RT), then for RCU Tasks, which covers the
+ * returns after it: see pn_core_exit_module().
  */
 static void pn_work_done(void)
 {
@@ -1684,6 +1686,19 @@ static void pn_cancel_works(void)
 }
 
 /*
+ * A work returns into our text after pn_work_done() has uncounted it, and
+ * on a preemptible kernel it may be preempted there for as long as the
+ * scheduler likes, outside any RCU read section.  RCU Tasks waits for
+ * that, as for ftrace and kprobe trampolines: its quiescent states are a
+ * voluntary context switch, user mode and idle, which the task reaches
+ * only after it has returned from the work.  Without TASKS_RCU it is
+ * synchronize_rcu(), enough only where a kernel task is not preempted.
+ */
+#if IS_ENABLED(CONFIG_PREEMPTION) && !IS_ENABLED(CONFIG_TASKS_RCU)
+#error "pnotify needs CONFIG_TASKS_RCU on a preemptible kernel (unload safety)"
+#endif
+
+/*
  * Called after the hooks are gone and every subscriber has unregistered:
  * every entry has ended or gone idle, and no new work can be queued.
  */
@@ -1693,8 +1708,13 @@ void pn_core_exit_module(void)
 	pn_cancel_works();
 	wait_event(pn_drain_wq, !atomic_long_read(&pn_stats.works_inflight));
 	pn_test_drained();
-	/* Let the last pn_work_done() leave its read section. */
+	/*
+	 * The last pn_work_done() sections first: RCU Tasks alone would miss
+	 * a task blocked in one (PREEMPT_RT's wait queue lock), then the
+	 * returns after them.
+	 */
 	synchronize_rcu();
+	synchronize_rcu_tasks();
 	pn_test_unloadable();
 	rcu_barrier();
 	WARN_ON_ONCE(atomic_long_read(&pn_stats.tasks));
