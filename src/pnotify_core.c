@@ -35,8 +35,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -84,13 +86,93 @@ struct pn_task {
 static struct hlist_bl_head *pn_table;
 static LIST_HEAD(pn_events_list);
 static DEFINE_MUTEX(pn_register_mutex);
-/* What a kit must hold: one block per subscriber, of the largest data. */
+/*
+ * What a kit must hold: one block per subscriber, of the largest data.
+ * An unregistering subscriber counts until its last subscription is gone:
+ * a task may hold one of them meanwhile, and a kit one block short would
+ * fail its next fork.
+ */
 static unsigned int pn_nr_events;
 static size_t pn_room;
 /* Orders queued pnotify_call()s against the end of their subscription. */
 static DEFINE_RAW_SPINLOCK(pn_calls_lock);
 /* Woken when works in flight or a subscriber's subscriptions drain. */
 static DECLARE_WAIT_QUEUE_HEAD(pn_drain_wq);
+
+/*
+ * Test builds only (make modules PNOTIFY_TEST_DELAYS=y, the debug lane's):
+ * knobs that widen the windows unloading races with, all off until set.
+ */
+#ifdef PNOTIFY_TEST_DELAYS
+static unsigned int test_delay_end_us;
+module_param(test_delay_end_us, uint, 0644);
+MODULE_PARM_DESC(test_delay_end_us,
+		 "test only: sleep between referencing a subscription to end (unregister, unsubscribe) and ending it");
+static unsigned int test_delay_exit_us;
+module_param(test_delay_exit_us, uint, 0644);
+MODULE_PARM_DESC(test_delay_exit_us,
+		 "test only: sleep before dropping each subscription an exiting task has unlinked");
+static char test_hold_comm[TASK_COMM_LEN];
+module_param_string(test_hold_comm, test_hold_comm, sizeof(test_hold_comm), 0444);
+MODULE_PARM_DESC(test_hold_comm,
+		 "test only: the task works of tasks of this name end only once pnotify's unload has begun (or after a minute)");
+static unsigned int test_delay_return_us;
+module_param(test_delay_return_us, uint, 0644);
+MODULE_PARM_DESC(test_delay_return_us,
+		 "test only: spin (preemptible, never sleeping) in a task work's return path, after it stopped counting in flight");
+
+#define pn_test_sleep(name) fsleep(READ_ONCE(test_delay_##name##_us))
+
+static bool pn_test_unloading;
+static DECLARE_WAIT_QUEUE_HEAD(pn_test_unload_wq);
+/* Tasks in a work's return path, past the in-flight count. */
+static atomic_t pn_test_returning = ATOMIC_INIT(0);
+
+/* A held work is in flight when the unload waits for works to drain. */
+static void pn_test_work_end(void)
+{
+	if (test_hold_comm[0] &&
+	    !strncmp(current->comm, test_hold_comm, sizeof(test_hold_comm)))
+		wait_event_timeout(pn_test_unload_wq,
+				   READ_ONCE(pn_test_unloading), 60 * HZ);
+	atomic_inc(&pn_test_returning);
+}
+
+/* The rest of the return path drawn out: instructions, never a sleep. */
+static void pn_test_work_return(void)
+{
+	unsigned int us = READ_ONCE(test_delay_return_us);
+
+	mdelay(us / 1000);
+	udelay(us % 1000);
+	atomic_dec(&pn_test_returning);
+}
+
+static void pn_test_unload_begins(void)
+{
+	WRITE_ONCE(pn_test_unloading, true);
+	wake_up_all(&pn_test_unload_wq);
+}
+
+static void pn_test_drained(void)
+{
+	pr_info("unload: %d tasks in a work's return path after the drain\n",
+		atomic_read(&pn_test_returning));
+}
+
+/* Our text is about to go: no task may still be running it. */
+static void pn_test_unloadable(void)
+{
+	WARN_ON(atomic_read(&pn_test_returning));
+}
+#else
+#define pn_test_sleep(name) do { } while (0)
+static inline void pn_test_work_end(void) { }
+static inline void pn_test_work_return(void) { }
+static inline void pn_test_unload_begins(void) { }
+static inline void pn_test_drained(void) { }
+static inline void pn_test_unloadable(void) { }
+#endif
 
 static struct {
 	atomic_long_t tasks;
@@ -362,16 +444,26 @@ static int pn_queue_work(struct task_struct *task, struct callback_head *work,
 	return err;
 }
 
+/* A work no longer in flight: run, or dropped by the unload. */
+static void pn_work_uncount(void)
+{
+	if (atomic_long_dec_and_test(&pn_stats.works_inflight))
+		wake_up_all(&pn_drain_wq);
+}
+
 /*
- * The last thing a work does.  Module unload waits for works in flight to
- * drain, then for an RCU grace period, which covers this wake-up.
+ * The last thing a work does.  The unload waits for works in flight to
+ * drain, then for an RCU grace period, which covers this section (its
+ * wake-up may block on PREEMPT_RT), then for RCU Tasks, which covers the
+ * returns after it: see pn_core_exit_module().
  */
 static void pn_work_done(void)
 {
+	pn_test_work_end();
 	rcu_read_lock();
-	if (atomic_long_dec_and_test(&pn_stats.works_inflight))
-		wake_up_all(&pn_drain_wq);
+	pn_work_uncount();
 	rcu_read_unlock();
+	pn_test_work_return();
 }
 
 /*
@@ -616,6 +708,16 @@ static void pn_sub_unlink(struct pn_task *e, struct pnotify_subscriber *sub)
 }
 
 /*
+ * Whether @sub is linked to its entry (locked).  Not by task_link: an
+ * exiting task's pn_task_end() keeps the subscriptions it unlinked on a
+ * list of its own through it until it drops them.
+ */
+static bool pn_sub_linked(const struct pnotify_subscriber *sub)
+{
+	return !list_empty(&sub->events_link);
+}
+
+/*
  * Ends @sub if it is still linked to @e; the caller holds references on
  * both.  Returns whether it ended it.
  */
@@ -624,8 +726,10 @@ static bool pn_sub_end(struct pn_task *e, struct pnotify_subscriber *sub)
 	struct pn_task *kit = NULL;
 	bool linked, unhashed = false;
 
+	/* An exit or another end may take it meanwhile. */
+	pn_test_sleep(end);
 	pn_entry_lock(e);
-	linked = !list_empty(&sub->task_link);
+	linked = pn_sub_linked(sub);
 	if (linked) {
 		pn_sub_unlink(e, sub);
 		unhashed = pn_task_unhash_if_idle(e, &kit);
@@ -870,7 +974,7 @@ static int pn_fork_one(struct pn_task *e, struct pnotify_subscriber *sub,
 	/* Ended meanwhile (detached, unregistered): its exit waits for us. */
 	if (inherited) {
 		pn_entry_lock(e);
-		call = call && !list_empty(&sub->task_link);
+		call = call && pn_sub_linked(sub);
 		pn_entry_unlock(e);
 	}
 	if (call) {
@@ -1074,6 +1178,8 @@ static void pn_task_end(struct pn_task *e)
 	}
 	pn_entry_unlock(e);
 	list_for_each_entry_safe(sub, next, &ended, task_link) {
+		/* Unlinked, not yet dropped: an unregister may hold them. */
+		pn_test_sleep(exit);
 		list_del_init(&sub->task_link);
 		pn_sub_put(sub);
 	}
@@ -1475,7 +1581,6 @@ void pnotify_unregister(struct pnotify_events *events)
 	WRITE_ONCE(events->registered, false);
 	WRITE_ONCE(events->dying, true);
 	list_del(&events->list);
-	WRITE_ONCE(pn_nr_events, pn_nr_events - 1);
 	pn_write_unlock();
 	/* Fork hooks run inherit() in RCU read sections: let them finish. */
 	synchronize_rcu();
@@ -1484,6 +1589,7 @@ void pnotify_unregister(struct pnotify_events *events)
 		cond_resched();
 	/* Children still pending on a parent subscription end it later. */
 	wait_event(pn_drain_wq, !atomic_read(&events->nr_subs));
+	WRITE_ONCE(pn_nr_events, pn_nr_events - 1);
 	mutex_unlock(&pn_register_mutex);
 }
 EXPORT_SYMBOL_GPL(pnotify_unregister);
@@ -1558,7 +1664,7 @@ static void pn_work_drop(struct callback_head *work)
 			pn_task_retire(e, kit);
 		pn_task_put(e);
 	}
-	pn_work_done();
+	pn_work_uncount();
 }
 
 /*
@@ -1580,15 +1686,36 @@ static void pn_cancel_works(void)
 }
 
 /*
+ * A work returns into our text after pn_work_done() has uncounted it, and
+ * on a preemptible kernel it may be preempted there for as long as the
+ * scheduler likes, outside any RCU read section.  RCU Tasks waits for
+ * that, as for ftrace and kprobe trampolines: its quiescent states are a
+ * voluntary context switch, user mode and idle, which the task reaches
+ * only after it has returned from the work.  Without TASKS_RCU it is
+ * synchronize_rcu(), enough only where a kernel task is not preempted.
+ */
+#if IS_ENABLED(CONFIG_PREEMPTION) && !IS_ENABLED(CONFIG_TASKS_RCU)
+#error "pnotify needs CONFIG_TASKS_RCU on a preemptible kernel (unload safety)"
+#endif
+
+/*
  * Called after the hooks are gone and every subscriber has unregistered:
  * every entry has ended or gone idle, and no new work can be queued.
  */
 void pn_core_exit_module(void)
 {
+	pn_test_unload_begins();
 	pn_cancel_works();
 	wait_event(pn_drain_wq, !atomic_long_read(&pn_stats.works_inflight));
-	/* Let the last pn_work_done() leave its read section. */
+	pn_test_drained();
+	/*
+	 * The last pn_work_done() sections first: RCU Tasks alone would miss
+	 * a task blocked in one (PREEMPT_RT's wait queue lock), then the
+	 * returns after them.
+	 */
 	synchronize_rcu();
+	synchronize_rcu_tasks();
+	pn_test_unloadable();
 	rcu_barrier();
 	WARN_ON_ONCE(atomic_long_read(&pn_stats.tasks));
 	kvfree(pn_table);

@@ -59,7 +59,7 @@ vm_lane() {
 # Tests): the full matrix is `make check-kernels`, the Debian 13 install
 # `make check-install`, the RT debug lane PN_LANES="... debug-rt" (its kernel
 # alone takes over an hour to build cold).
-lanes=${PN_LANES:-stock debug kernels install}
+lanes=${PN_LANES:-stock debug kernels install debug-unload}
 scale_pct=${PN_DEBUG_SCALE_PCT:-10}
 
 has_lane() {
@@ -76,18 +76,29 @@ stock_lanes() {
 	add_counts "$(tail -n 1 "$top/build/icount-plugin.log")" icount-plugin
 }
 
-# debug_lane NAME TREE [SCENARIO...]: the modules built against the debug
-# kernel in TREE (KASAN, lockdep, atomic-sleep checks, kmemleak, UBSAN,
-# failslab), the scenarios (default all) on it.  Loops are scaled down: a
-# fork costs ~15x more there.
+# copy_tree DIR: the work tree's files (build/ aside) copied into DIR, for a
+# lane that builds while another one may build in the work tree.
+copy_tree() {
+	rm -rf "$1" && mkdir -p "$1" &&
+		(cd "$top" && git ls-files -z -c -o --exclude-standard | grep -z -v '^build/' |
+			tar --null -T - --ignore-failed-read -cf - 2>/dev/null) | tar -xf - -C "$1"
+}
+
+# debug_lane NAME TREE [run.sh options SCENARIO...]: the modules of a copy
+# of the work tree built against the debug kernel in TREE (KASAN, lockdep,
+# atomic-sleep checks, kmemleak, UBSAN, failslab) as the test build
+# (PNOTIFY_TEST_DELAYS: its knobs are off unless a scenario sets them), the
+# scenarios (default all) on it.  Loops are scaled down: a fork costs ~15x
+# more there.
 debug_lane() {
 	local name=$1 tree=$2 dbg=$top/build/$1
 	shift 2
 	if [ -z "$tree" ]; then
 		echo "FAIL $name lane: the debug kernel did not build"
 		failed=$((failed + 1))
-	elif ! make -C "$top" --no-print-directory modules KDIR="$tree" BUILD="$dbg" \
-		> "$top/build/$name-modules.log" 2>&1; then
+	elif ! { copy_tree "$dbg/src" &&
+		make -C "$dbg/src" --no-print-directory modules KDIR="$tree" BUILD="$dbg" \
+			PNOTIFY_TEST_DELAYS=y; } > "$top/build/$name-modules.log" 2>&1; then
 		echo "FAIL $name lane: modules did not build (build/$name-modules.log)"
 		failed=$((failed + 1))
 	else
@@ -134,6 +145,16 @@ install_lane() {
 	add_counts "$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$top/build/install.log" | tail -n 1)" install
 }
 
+# The unload races, their windows widened by the test build's knobs, on the
+# debug kernel booted with slab poisoning and full preemption (they skip
+# themselves in the debug lane's boot).  In the second stream, after the
+# install lane: build-debug-kernel.sh is cached, and locked while it builds.
+debug_unload_lane() {
+	has_lane debug-unload || return 0
+	debug_lane debug-unload "$("$top/scripts/build-debug-kernel.sh")" \
+		--append "preempt=full slub_debug=FZP" job_unload_race pnotify_unload_inflight
+}
+
 # Two streams of lanes at once, one per core: a TCG guest runs on one host
 # thread, so the second core would idle through a lane.  The second stream's
 # lines are prefixed with its name; its totals come back through a file.
@@ -143,8 +164,9 @@ rm -f "$stream_counts"
 	passed=0 failed=0 skipped=0
 	kernels_lane
 	install_lane
+	debug_unload_lane
 	echo "$passed $failed $skipped" > "$stream_counts"
-) 2>&1 | sed -u 's/^/[kernels+install] /' &
+) 2>&1 | sed -u 's/^/[kernels+install+debug-unload] /' &
 other_stream=$!
 
 stock_lanes
@@ -154,7 +176,7 @@ wait "$other_stream"
 if read -r p f s < "$stream_counts"; then
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 else
-	echo "FAIL kernels and install lanes: no result"
+	echo "FAIL kernels, install and debug-unload lanes: no result"
 	failed=$((failed + 1))
 fi
 

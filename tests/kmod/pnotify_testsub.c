@@ -11,6 +11,11 @@
  *                        children: keep them, drop them (return 1), or fail
  *                        them (return -ENOMEM: they must die unseen)
  * Reading gives the counters and whether the reader is subscribed.
+ *
+ * Every subscription's data stays on a list until unload, marked by its
+ * exit callback: at unload, after pnotify_unregister(), each must have had
+ * exactly one (counted in "unbalanced" otherwise, with a WARN), and the
+ * module logs "testsub: N subscriptions, N exits, 0 unbalanced".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,11 +49,16 @@ static const char * const testsub_modes[] = {
 
 struct testsub_data {
 	enum testsub_mode mode;
+	atomic_t exits;			/* exit callbacks run for it */
+	pid_t pid;			/* of the task it was made for */
+	struct list_head link;		/* on testsub_all, until unload */
 };
 
 static DECLARE_RWSEM(testsub_rwsem);
 static atomic_long_t nr_fork, nr_exec, nr_exit, nr_unsub, nr_init;
-static atomic_long_t nr_live, nr_foreign;
+static atomic_long_t nr_live, nr_foreign, nr_unbalanced;
+static LIST_HEAD(testsub_all);
+static DEFINE_SPINLOCK(testsub_all_lock);
 
 /* What every callback does: the work that needs a sleepable context. */
 static void testsub_sleep(struct task_struct *task, bool own_context)
@@ -66,21 +76,36 @@ static void testsub_sleep(struct task_struct *task, bool own_context)
 	kfree(scratch);
 }
 
-static struct testsub_data *testsub_data_new(enum testsub_mode mode)
+static struct testsub_data *testsub_data_new(struct task_struct *task,
+					     enum testsub_mode mode)
 {
 	struct testsub_data *d = kzalloc(sizeof(*d), GFP_KERNEL);
 
 	if (d) {
 		d->mode = mode;
+		d->pid = task_pid_nr(task);
 		atomic_long_inc(&nr_live);
+		spin_lock(&testsub_all_lock);
+		list_add_tail(&d->link, &testsub_all);
+		spin_unlock(&testsub_all_lock);
 	}
 	return d;
+}
+
+/* Data never given to pnotify (the subscription failed). */
+static void testsub_data_free(struct testsub_data *d)
+{
+	spin_lock(&testsub_all_lock);
+	list_del(&d->link);
+	spin_unlock(&testsub_all_lock);
+	atomic_long_dec(&nr_live);
+	kfree(d);
 }
 
 static int testsub_init(struct task_struct *task, struct pnotify_subscriber *sub)
 {
 	testsub_sleep(task, false);
-	sub->data = testsub_data_new(TESTSUB_KEEP);
+	sub->data = testsub_data_new(task, TESTSUB_KEEP);
 	if (!sub->data)
 		return -ENOMEM;
 	atomic_long_inc(&nr_init);
@@ -98,7 +123,7 @@ static int testsub_fork(struct task_struct *task, struct pnotify_subscriber *sub
 		return 1;
 	if (parent->mode == TESTSUB_FAIL)
 		return -ENOMEM;
-	sub->data = testsub_data_new(parent->mode);
+	sub->data = testsub_data_new(task, parent->mode);
 	return sub->data ? 0 : -ENOMEM;
 }
 
@@ -110,10 +135,17 @@ static void testsub_exec(struct task_struct *task, struct pnotify_subscriber *su
 
 static void testsub_exit(struct task_struct *task, struct pnotify_subscriber *sub)
 {
+	struct testsub_data *d = sub->data;
+
 	testsub_sleep(task, false);
 	atomic_long_inc(task->flags & PF_EXITING ? &nr_exit : &nr_unsub);
-	kfree(sub->data);
-	atomic_long_dec(&nr_live);
+	/* Exactly one exit callback per subscription, for its own task. */
+	if (WARN(atomic_inc_return(&d->exits) != 1 || d->pid != task_pid_nr(task),
+		 "testsub: exit callback %d for pid %d's subscription, in pid %d\n",
+		 atomic_read(&d->exits), d->pid, task_pid_nr(task)))
+		atomic_long_inc(&nr_unbalanced);
+	else
+		atomic_long_dec(&nr_live);
 }
 
 static struct pnotify_events testsub_events = {
@@ -135,9 +167,10 @@ static int testsub_show(struct seq_file *m, void *v)
 	seq_printf(m, "fork: %ld\nexec: %ld\nexit: %ld\nunsubscribe: %ld\n",
 		   atomic_long_read(&nr_fork), atomic_long_read(&nr_exec),
 		   atomic_long_read(&nr_exit), atomic_long_read(&nr_unsub));
-	seq_printf(m, "init: %ld\nlive: %ld\nforeign: %ld\n",
+	seq_printf(m, "init: %ld\nlive: %ld\nforeign: %ld\nunbalanced: %ld\n",
 		   atomic_long_read(&nr_init), atomic_long_read(&nr_live),
-		   atomic_long_read(&nr_foreign));
+		   atomic_long_read(&nr_foreign),
+		   atomic_long_read(&nr_unbalanced));
 	return 0;
 }
 
@@ -199,12 +232,10 @@ static int testsub_command(char *cmd)
 	if (!strcmp(verb, "unsubscribe")) {
 		err = pnotify_unsubscribe(task, &testsub_events);
 	} else {
-		d = testsub_data_new(TESTSUB_KEEP);
+		d = testsub_data_new(task, TESTSUB_KEEP);
 		err = d ? pnotify_subscribe(task, &testsub_events, d) : -ENOMEM;
-		if (err && d) {
-			kfree(d);
-			atomic_long_dec(&nr_live);
-		}
+		if (err && d)
+			testsub_data_free(d);
 	}
 	put_task_struct(task);
 	return err;
@@ -240,11 +271,38 @@ static int __init testsub_module_init(void)
 	return 0;
 }
 
+/*
+ * After pnotify_unregister(), every subscription has ended: each of them
+ * had its exit callback, once.
+ */
+static void testsub_check_balance(void)
+{
+	struct testsub_data *d, *next;
+	long subs = 0, exits = 0, unbalanced = 0;
+
+	list_for_each_entry_safe(d, next, &testsub_all, link) {
+		subs++;
+		exits += atomic_read(&d->exits);
+		if (atomic_read(&d->exits) != 1) {
+			unbalanced++;
+			if (unbalanced <= 10)
+				pr_err("pid %d's subscription had %d exit callbacks\n",
+				       d->pid, atomic_read(&d->exits));
+		}
+		list_del(&d->link);
+		kfree(d);
+	}
+	pr_info("testsub: %ld subscriptions, %ld exits, %ld unbalanced\n",
+		subs, exits, unbalanced);
+	WARN_ON(unbalanced || atomic_long_read(&nr_unbalanced) ||
+		atomic_long_read(&nr_live));
+}
+
 static void __exit testsub_module_exit(void)
 {
 	remove_proc_entry("pnotify_testsub", NULL);
 	pnotify_unregister(&testsub_events);
-	WARN_ON(atomic_long_read(&nr_live));
+	testsub_check_balance();
 }
 
 module_init(testsub_module_init);

@@ -1,7 +1,9 @@
-# Unloading job.ko while jobs live and a waiter is blocked in JOB_WAITJID:
-# every job ends, the waiter wakes, the processes run on outside any job.
-# Unloading keyring_bridge while a stopped member has its keyring install
-# queued, then job and pnotify: no unload waits for the member to run again.
+# Unloading job.ko while jobs live, one member stopped (SIGSTOP), and a
+# waiter is blocked in JOB_WAITJID: every job ends, the waiter wakes, the
+# processes run on outside any job.  Unloading keyring_bridge while a
+# stopped member has its keyring install queued, then job and pnotify: no
+# unload waits for the member to run again, and /proc/pnotify stays
+# readable meanwhile.
 . /lib/pn/lib.sh
 
 pn_load pnotify
@@ -11,13 +13,23 @@ creator=$!
 pn_wait_file /tmp/jid
 jid=$(cat /tmp/jid)
 member=$(jobctl pids "$jid") || pn_fail "no job $jid"
+sleep 600 &
+halted=$!
+kill -STOP "$halted"
+jobctl attach "$halted" "$jid" || pn_fail "attach a stopped process"
 jobctl wait "$jid" > /tmp/wait.out 2>&1 &
 waiter=$!
 pn_wait_blocked "$waiter"
-timeout 60 rmmod job || pn_fail "rmmod job with a waiter blocked"
+started=$(date +%s)
+timeout 60 rmmod job || pn_fail "rmmod job with a waiter blocked and a member stopped"
+took=$(($(date +%s) - started))
+[ "$took" -le 10 ] || pn_fail "rmmod job took ${took} s"
 wait "$waiter"
 pn_log "waiter: $(cat /tmp/wait.out)"
 kill -0 "$member" || pn_fail "the member died with the module"
+kill -0 "$halted" || pn_fail "the stopped member died with the module"
+kill -KILL "$halted"
+wait "$halted"
 [ -e /proc/job ] && pn_fail "/proc/job is still there"
 pn_wait_until "pnotify to follow no task" grep -q '^tasks: 0$' /proc/pnotify
 kill "$member"
@@ -38,8 +50,13 @@ jobctl attach "$stopped" "$jid2" || pn_fail "attach a stopped process"
 grep -q '^works_inflight: [1-9]' /proc/pnotify ||
 	pn_fail "no work queued for the stopped member: $(cat /proc/pnotify)"
 started=$(date +%s)
-timeout 30 rmmod keyring_bridge ||
-	pn_fail "rmmod keyring_bridge with a stopped member failed"
+timeout 30 rmmod keyring_bridge &
+unload=$!
+# Read while the unload runs: a reader blocked there would hang the scenario.
+for n in 1 2 3 4 5; do
+	grep -q '^tasks:' /proc/pnotify || pn_fail "/proc/pnotify unreadable"
+done
+wait "$unload" || pn_fail "rmmod keyring_bridge with a stopped member failed"
 took=$(($(date +%s) - started))
 [ "$took" -le 10 ] || pn_fail "rmmod keyring_bridge took ${took} s"
 grep -q '^tasks:' /proc/pnotify || pn_fail "/proc/pnotify unreadable"
