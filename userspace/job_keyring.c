@@ -170,9 +170,9 @@ static int handed_over(int32_t key, uid_t owner)
 static long hand_over(long serial, uid_t owner)
 {
 	int32_t keys[HAND_OVER_MAX_KEYS];
-	long session = session_keyring_serial(), size, linked = 0;
+	long session = session_keyring_serial(), size;
 	struct key_desc desc;
-	size_t count, i;
+	size_t count, taken = 0, linked = 0, i;
 	int held = 0, err = 0;
 
 	if (session < 0 || describe((int32_t)session, &desc) < 0)
@@ -187,14 +187,15 @@ static long hand_over(long serial, uid_t owner)
 		return -1;
 	}
 	count = (size_t)size / sizeof(keys[0]);
-	for (i = 0; i < count; i++)
+	for (i = 0; i < count; i++) {
 		held |= keys[i] == serial;
+		if (keys[i] != serial && handed_over(keys[i], owner))
+			keys[taken++] = keys[i];
+	}
 	/* Possessing the job's keyring is what lets one link keys into it. */
-	if (!held && link_as_owner(serial, owner) < 0)
-		return -1;
-	for (i = 0; i < count && !err; i++) {
-		if (keys[i] == serial || !handed_over(keys[i], owner))
-			continue;
+	if (!taken || (!held && link_as_owner(serial, owner) < 0))
+		return taken ? -1 : 0;
+	for (i = 0; i < taken && !err; i++) {
 		if (syscall(SYS_keyctl, KEYCTL_LINK, keys[i], serial) < 0)
 			err = errno;
 		else
@@ -204,7 +205,7 @@ static long hand_over(long serial, uid_t owner)
 			     KEY_SPEC_SESSION_KEYRING) < 0 && !err)
 		err = errno;
 	errno = err;
-	return err ? -1 : linked;
+	return err ? -1 : (long)linked;
 }
 
 long job_keyring_hand_over(jid_t jid)
