@@ -2,7 +2,8 @@
 # system, after the PAM and Slurm integrations, with its pass, fail and
 # check functions: job keyrings (keyring_bridge) with the real su and
 # pam_keyinit, and MIT Kerberos (a KDC on localhost) keeping its tickets in
-# them.  Each check prints one @@PNI line.
+# them, from a kinit in a job and from a pam_krb5 password login.  Each
+# check prints one @@PNI line.
 
 kr_user=pjuser
 kr_other=pjother
@@ -121,17 +122,21 @@ check "keyrings: Kerberos: KDC for $kr_realm up with principals $kr_user and svc
 
 export_cc='export KRB5CCNAME=KEYRING:session:krb5cc'
 # cache.sh P, run as the user in the job once the cache is made: the
-# serials of the cache's keys (every key under the job keyring's keyrings)
-# in P.keys, and a process, to be detached before the job ends, that keeps
+# serials of the cache's keys (every key in the job keyring but its job
+# key, and every key in their keyrings) in P.keys, and a process, to be detached before the job ends, that keeps
 # the job keyring and runs klist after the end (P.kept.out).
 cat > "$kr_dir/cache.sh" <<'EOF'
 p=/tmp/keyrings/$1
-walk() { for k in $(keyctl rlist "$1" 2>/dev/null); do echo "$k"; walk "$k"; done; }
-for k in $(keyctl rlist @s); do
-	case $(keyctl rdescribe "$k" 2>/dev/null) in
-	keyring\;*) echo "$k"; walk "$k" ;;
-	esac
-done > "$p.keys"
+walk() {
+	for k in $(keyctl rlist "$1"); do
+		case $(keyctl rdescribe "$k" 2>/dev/null) in
+		keyring\;*) echo "$k"; walk "$k" ;;
+		job\;*) ;;
+		*) echo "$k" ;;
+		esac
+	done
+}
+walk @s > "$p.keys"
 sh -c "echo \$\$ > $p.kept.pid; while [ ! -e $p.ended ]; do sleep 0.2; done
 	klist > $p.kept.out 2>&1; echo \"klist: \$?\" >> $p.kept.out
 	keyctl rdescribe @s >> $p.kept.out 2>&1" &
