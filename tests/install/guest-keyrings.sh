@@ -230,9 +230,9 @@ auth	required	pam_krb5.so minimum_uid=1000
 account	required	pam_permit.so
 session	optional	pam_keyinit.so force revoke
 session	required	pam_krb5.so minimum_uid=1000 ccache=KEYRING:session:krb5cc
-session	optional	pam_exec.so /bin/sh $kr_dir/pam-before.sh
+session	optional	pam_exec.so type=open_session /bin/sh $kr_dir/pam-before.sh
 session	required	pam_job.so keyring fatal debug
-session	required	pam_exec.so /bin/sh $kr_dir/pam-session.sh
+session	required	pam_exec.so type=open_session /bin/sh $kr_dir/pam-session.sh
 EOF
 # What pam_keyinit and pam_krb5 left in the application's session keyring.
 echo "keyctl show @s > $kr_dir/pam.before 2>&1" > "$kr_dir/pam-before.sh"
