@@ -31,6 +31,25 @@ long job_keyring_serial(jid_t jid);
 long job_keyring_join(jid_t jid);
 
 /*
+ * Links into the keyring of job @jid what the PAM modules before pam_job
+ * left in the caller's session keyring for the job's owner (pam_krb5's
+ * credential cache in the keyring pam_keyinit made for the session).  Only
+ * from a session keyring made for the owner (owned by the owner, as
+ * pam_keyinit makes it), neither the job's nor a user session keyring;
+ * only the keys directly in it that the owner or root (the PAM modules
+ * before) owns, never the job's keyring nor a user keyring (_uid.UID,
+ * _uid_ses.UID).  Done in a child process, which leaves the caller's
+ * keyrings as they were (looking at the session keyring installs one).
+ * The keys stay in the session keyring as well.  The child holds the
+ * job's keyring, found by serial, only while it links them: linked as the
+ * owner into the session keyring (root takes the owner's file system uid),
+ * and unlinked after.  Returns the
+ * number of keys linked, or -1 with errno ENOKEY when the job has no
+ * keyring, or keyctl()'s errno.
+ */
+long job_keyring_hand_over(jid_t jid);
+
+/*
  * Whether keyring_bridge gives job keyrings to the jobs' processes itself
  * (mode=session or link): a process that joined a job as someone else
  * (root setting up a user's session) gets it at its first exec as the

@@ -160,20 +160,37 @@ static void log_job_error(pam_handle_t *pamh, const char *user, int err)
 
 /*
  * The session possesses the job's keyring of the user @uid; @jid_text names
- * the job.  Root setting up the user's session, having just @joined the
- * job, leaves its session keyring (pam_keyinit's) alone when keyring_bridge
- * gives the job's keyring to the session's first program that runs as the
- * user (job(7)); a session staying in the job it was in (su to oneself)
- * has no join for keyring_bridge to settle.
+ * the job.  What the session modules before pam_job left for the user in
+ * the application's session keyring (pam_krb5's credential cache in
+ * pam_keyinit's keyring) is linked into the job's keyring first, where the
+ * session's processes find it.  Root setting up the user's session, having
+ * just @joined the job, leaves its session keyring alone when
+ * keyring_bridge gives the job's keyring to the session's first program
+ * that runs as the user (job(7)); a session staying in the job it was in
+ * (su to oneself) has no join for keyring_bridge to settle.
  */
-static int join_job_keyring(pam_handle_t *pamh, jid_t jid, uid_t uid,
-			    bool joined, const char *jid_text)
+static int join_job_keyring(pam_handle_t *pamh,
+			    const struct pam_job_options *opt, jid_t jid,
+			    uid_t uid, bool joined, const char *jid_text)
 {
+	long linked = job_keyring_hand_over(jid);
+	int ret = 0;
+
+	if (linked < 0 && errno != ENOKEY) {
+		pam_syslog(pamh, LOG_ERR,
+			   "cannot link the keys of the session keyring into the keyring of job %s: %m",
+			   jid_text);
+		ret = -1;
+	} else if (linked > 0 && opt->debug) {
+		pam_syslog(pamh, LOG_DEBUG,
+			   "%ld keys of the session keyring linked into the keyring of job %s",
+			   linked, jid_text);
+	}
 	if (joined && geteuid() != uid && job_keyring_bridged() == 1 &&
 	    job_keyring_serial(jid) > 0)
-		return 0;
+		return ret;
 	if (job_keyring_join(jid) > 0)
-		return 0;
+		return ret;
 	if (errno == ENOKEY)
 		pam_syslog(pamh, LOG_ERR,
 			   "job %s has no keyring (modprobe keyring_bridge, or drop the keyring option)",
@@ -214,7 +231,7 @@ static int open_job_session(pam_handle_t *pamh,
 	}
 	format_jid(jid, jid_text);
 	if (opt->keyring &&
-	    join_job_keyring(pamh, jid, pw->pw_uid, joined, jid_text) < 0)
+	    join_job_keyring(pamh, opt, jid, pw->pw_uid, joined, jid_text) < 0)
 		return PAM_SESSION_ERR;
 	snprintf(env, sizeof(env), "JOB_JID=%s", jid_text);
 	if (pam_putenv(pamh, env) != PAM_SUCCESS) {

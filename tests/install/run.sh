@@ -14,25 +14,29 @@
 #  4. in the chroot again: a kernel without CONFIG_KPROBES or CONFIG_KEYS is
 #     refused cleanly, and `apt remove pnotify-dkms` removes the modules.
 #
-#   tests/install/run.sh [--release RELEASE] [--debs DIR] [--keep] [--verbose]
+#   tests/install/run.sh [--release RELEASE] [--debs DIR] [--checks LIST]
+#       [--keep] [--verbose]
 #
 # RELEASE is bookworm (Debian 12, the default) or trixie (Debian 13).  The
 # debs come from `make deb DEB_RELEASE=RELEASE` (BUILD/deb, BUILD/deb-trixie).
+# --checks runs only some of the booted system's checks, a comma-separated
+# LIST of jobtest, integrations, cross-user and keyrings (default: all).
 # The last line is "N passed, N failed"; the exit status is 0 iff all passed.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 build=${BUILD:-$repo/build}
-release=bookworm debs=
+release=bookworm debs= checks=
 keep= verbose=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--release) release=$2; shift 2 ;;
 	--debs) debs=$2; shift 2 ;;
+	--checks) checks=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--verbose) verbose=1; shift ;;
-	*) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
 [ -n "$debs" ] || debs=$build/deb$([ "$release" = bookworm ] || echo "-$release")
@@ -185,7 +189,7 @@ boot_args=(--kernel "$rootfs/boot/vmlinuz-$kver" --initrd "$rootfs/boot/initrd.i
 	--image "$work/rootfs.img" --log "$work/boot.log" --timeout "${PN_INSTALL_BOOT_TIMEOUT:-2400}"
 	# The console is the test's: no login prompt on it (a getty started on
 	# ttyS0 as the guest powered itself off mid-test).
-	--append "systemd.mask=serial-getty@ttyS0.service")
+	--append "systemd.mask=serial-getty@ttyS0.service${checks:+ pnotify.checks=$checks}")
 [ -n "$verbose" ] && boot_args+=(--verbose)
 "$here/boot.sh" "${boot_args[@]}"
 rc=$?
