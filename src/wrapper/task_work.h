@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * task_work_add() notification modes across kernel versions: before 5.11 the
+ * task_work_add() notification modes across kernel versions: before 5.10 the
  * third argument was a bool (true: notify on resume), and there was no
- * TWA_SIGNAL to interrupt a sleep for the work.  And the cancelling of a
- * queued work, which the kernel does not export.
+ * TWA_SIGNAL to interrupt a sleep for the work; 5.10 has TWA_NONE,
+ * TWA_RESUME and TWA_SIGNAL (an int, an enum in 5.11 and in 5.10's stable
+ * releases).  And the cancelling of a queued work, which the kernel does not
+ * export.
  */
 #ifndef _PNOTIFY_WRAPPER_TASK_WORK_H
 #define _PNOTIFY_WRAPPER_TASK_WORK_H
@@ -24,7 +26,7 @@
 #define PN_TWAF_NO_ALLOC 0
 #endif
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 10, 0)
 #define PN_TWA_RESUME (TWA_RESUME | PN_TWAF_NO_ALLOC)
 #define PN_TWA_NONE (TWA_NONE | PN_TWAF_NO_ALLOC)
 #define PN_TWA_SIGNAL (TWA_SIGNAL | PN_TWAF_NO_ALLOC)
