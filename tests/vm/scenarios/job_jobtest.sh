@@ -2,7 +2,8 @@
 # SGI's mini job test suite, extended to every escape route, atomic kill,
 # waitjid, accounting, permissions and bad input: all must pass.
 # PN_JOBTEST_TESTS (run.sh --env, comma-separated) picks tests by name
-# prefix.
+# prefix (one word each); PN_JOBTEST_ROUNDS=N runs each race test N rounds
+# (jobtest --rounds; job_soak runs the 1,000 of issue 12).
 # shellcheck source=tests/vm/lib.sh
 . /lib/pn/lib.sh
 
@@ -10,11 +11,14 @@ pn_load pnotify
 pn_load job
 slow=
 pn_slow && slow=--slow
+rounds=
+[ -z "${PN_JOBTEST_ROUNDS:-}" ] || rounds="--rounds $PN_JOBTEST_ROUNDS"
 tests=$(echo "${PN_JOBTEST_TESTS:-}" | tr , ' ')
-# shellcheck disable=SC2086 # a list of name prefixes
-jobtest $slow $tests > /tmp/jobtest.log 2>&1
-rc=$?
-cat /tmp/jobtest.log
+# Streamed to the console, so that a run cut short by the timeout shows how
+# far it got.
+# shellcheck disable=SC2086 # options and a list of name prefixes
+{ jobtest $slow $rounds $tests; echo $? > /tmp/jobtest.rc; } 2>&1 | tee /tmp/jobtest.log
+rc=$(cat /tmp/jobtest.rc)
 grep -qx 'Great.  All tests completed, no errors' /tmp/jobtest.log ||
 	pn_fail "jobtest reported errors (exit status $rc)"
 [ "$rc" = 0 ] || pn_fail "jobtest exit status $rc"
