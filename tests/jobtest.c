@@ -1204,14 +1204,63 @@ static void explain_unended_job(jid_t jid, long long killed_ms, int wait_ms)
 		note_signal_state(pids[i]);
 }
 
+/* The alarm of a waiter of a job that a kill is to end, in seconds. */
+static unsigned int kill_waiter_s(void)
+{
+	return 2 * REPORT_TIMEOUT_MS / 1000 * (slow ? SLOW_FACTOR : 1);
+}
+
+/* Forks a waiter of a job that a kill is to end; returns once it waits. */
+static pid_t spawn_kill_waiter(jid_t jid, int *waiter_fd)
+{
+	struct report started;
+	pid_t waiter = spawn_waiter(jid, waiter_fd, kill_waiter_s());
+
+	if (!expect(waiter > 0 && receive_report(*waiter_fd, &started), "waiter: %m")) {
+		if (waiter > 0) {
+			kill_ours(waiter, SIGKILL);
+			wait_for(waiter);
+			close(*waiter_fd);
+		}
+		return -1;
+	}
+	return waiter;
+}
+
+/*
+ * The verdict of the waiter of a job that @what, sent at @killed_ms, was to
+ * end: it reached every process, or the job would not have ended.  If the
+ * waiter's alarm came first, says whether the job ended late or which
+ * members the kill left.  Returns whether the job ended.
+ */
+static bool expect_job_ends(pid_t waiter, int waiter_fd, jid_t jid,
+			    const char *what, long long killed_ms)
+{
+	struct report waited;
+	int status = reap_until(waiter);
+	bool ended = false;
+
+	if (!expect(exited_with(status, 0),
+		    "%s did not end the job: job_waitjid did not return (status %#x) within the waiter's %u s alarm",
+		    what, status, kill_waiter_s()))
+		explain_unended_job(jid, killed_ms, kill_waiter_s() * 1000);
+	else if (expect(receive_report(waiter_fd, &waited), "no report from the waiter")) {
+		expect(waited.jid == jid || waited.err == ENODATA,
+		       "job_waitjid: %s", errno_name(waited.err));
+		expect_error(job_getpidcnt(jid), ENODATA);
+		ended = true;
+	}
+	close(waiter_fd);
+	return ended;
+}
+
 static void kill_fork_storm(int sig)
 {
 	struct job_leader job;
-	struct report started, waited;
+	struct report started;
 	long long spawned_ms, killed_ms;
 	pid_t waiter;
-	int waiter_fd, status;
-	unsigned int waiter_s = 2 * REPORT_TIMEOUT_MS / 1000 * (slow ? SLOW_FACTOR : 1);
+	int waiter_fd;
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);	/* to reap the chains */
 	if (!start_job_ok(&job, start_fork_storm, NULL))
@@ -1223,23 +1272,15 @@ static void kill_fork_storm(int sig)
 		sleep_ms(5);
 	}
 	spawned_ms = now_ms();
-	waiter = spawn_waiter(job.jid, &waiter_fd, waiter_s);
-	if (!expect(waiter > 0 && receive_report(waiter_fd, &waited), "waiter: %m"))
+	waiter = spawn_kill_waiter(job.jid, &waiter_fd);
+	if (waiter < 0)
 		goto out;
 	sleep_ms(50);
 	expect(job_killjid(job.jid, sig) == 0, "job_killjid(%s): %m", sigabbrev_np(sig));
 	killed_ms = now_ms();
-	status = reap_until(waiter);
-	if (!expect(exited_with(status, 0),
-		    "job_waitjid did not return (status %#x) within the waiter's %u s alarm; the killjid returned %lld ms after the waiter's fork",
-		    status, waiter_s, killed_ms - spawned_ms))
-		explain_unended_job(job.jid, killed_ms, waiter_s * 1000);
-	else if (expect(receive_report(waiter_fd, &waited), "no report from the waiter")) {
-		expect(waited.jid == job.jid || waited.err == ENODATA,
-		       "job_waitjid: %s", errno_name(waited.err));
-		expect_error(job_getpidcnt(job.jid), ENODATA);
-	}
-	close(waiter_fd);
+	if (!expect_job_ends(waiter, waiter_fd, job.jid, sigabbrev_np(sig), killed_ms))
+		note("the killjid returned %lld ms after the waiter's fork",
+		     killed_ms - spawned_ms);
 out:
 	for (int i = 0; i < 100 && job_getpidcnt(job.jid) > 0; i++) {
 		kill_ours(-job.pid, SIGKILL);
@@ -1904,9 +1945,7 @@ struct slow_fork_plan {
 	unsigned int stop;	/* forking stops at the first of these */
 	unsigned int wanted;	/* a process exits at the first of these, */
 	bool want_all;		/* or once all have come */
-	int threads;		/* forking threads of a forker (0: 1) */
 	bool as_user;		/* forkers are UNPRIVILEGED_ID's, the leader leaves */
-	int end_sig;		/* what ends the job after SIGSTOP, SIGCONT (0: SIGUSR1) */
 	bool no_ballast;	/* no idle members before the forkers */
 };
 
@@ -1921,17 +1960,6 @@ static const struct slow_fork_plan handled_plan = {
 static const struct slow_fork_plan default_term_plan = {
 	.handled = SIGBIT(SIGUSR1), .stop = SIGBIT(SIGUSR1),
 	.wanted = SIGBIT(SIGUSR1),
-};
-
-/*
- * The same, each forker forking in several threads.  A handled signal may
- * be taken by one thread while another forks, and its child then misses it
- * (README, Jobs, the limit of killjid): a SIGKILL ends the job.
- */
-static const struct slow_fork_plan threaded_plan = {
-	.handled = SIGBIT(SIGUSR1), .stop = SIGBIT(SIGUSR1),
-	.wanted = SIGBIT(SIGUSR1), .threads = SLOW_FORKER_THREADS,
-	.end_sig = SIGKILL,
 };
 
 /* The owner's kills between its first (SIGUSR1) and its last (SIGTERM). */
@@ -1952,6 +1980,19 @@ static const struct slow_fork_plan owner_plan = {
 	.wanted = SIGBIT(SIGUSR1) | SIGBIT(SIGTERM), .want_all = true,
 	.as_user = true, .no_ballast = true,
 };
+
+/*
+ * A slow-fork job: what its processes do with signals, and in how many
+ * threads at once each forker forks.  A handled signal that one thread
+ * takes while another forks reaches the child too (killjid adds it to each
+ * fork in flight).
+ */
+struct slow_forks {
+	const struct slow_fork_plan *plan;
+	int threads;		/* 0: one */
+};
+
+static const struct slow_forks owner_forks = { &owner_plan, 0 };
 
 /* The state of each process of a slow-fork job. */
 static const struct slow_fork_plan *plan;
@@ -2057,11 +2098,11 @@ static void take_up_plan(const struct slow_fork_plan *p)
 	sigprocmask(SIG_UNBLOCK, &handled, NULL);
 }
 
-static void run_slow_forker(const struct slow_fork_plan *p)
+static void run_slow_forker(const struct slow_fork_plan *p, int threads)
 {
 	size_t size = (size_t)SLOW_FORKER_MB << 20;
-	pthread_t threads[SLOW_FORKER_THREADS];
-	int extra = p->threads > 1 ? p->threads - 1 : 0, started = 0;
+	pthread_t thread[SLOW_FORKER_THREADS];
+	int extra = threads > 1 ? threads - 1 : 0, started = 0;
 	char *mem;
 
 	take_up_plan(p);
@@ -2071,11 +2112,11 @@ static void run_slow_forker(const struct slow_fork_plan *p)
 	if (mem != MAP_FAILED)
 		memset(mem, 1, size);
 	while (started < extra && started < SLOW_FORKER_THREADS &&
-	       pthread_create(&threads[started], NULL, fork_slowly, NULL) == 0)
+	       pthread_create(&thread[started], NULL, fork_slowly, NULL) == 0)
 		started++;
 	fork_slowly(NULL);
 	while (started)
-		pthread_join(threads[--started], NULL);
+		pthread_join(thread[--started], NULL);
 	wait_for_signals();
 	while (wait(NULL) > 0 || errno == EINTR)
 		;
@@ -2083,13 +2124,15 @@ static void run_slow_forker(const struct slow_fork_plan *p)
 }
 
 /*
- * Body: the forkers of the plan *arg, after idle members that only wait for
- * the plan's signals: killjid signals the processes in the order they
- * joined, so the forkers' children have that long to join during a kill.
+ * Body: the forkers of the slow-fork job *arg, after idle members that only
+ * wait for the plan's signals: killjid signals the processes in the order
+ * they joined, so the forkers' children have that long to join during a
+ * kill.
  */
 static void start_slow_forkers(const struct job_leader *self, void *arg)
 {
-	const struct slow_fork_plan *p = arg;
+	const struct slow_forks *forks = arg;
+	const struct slow_fork_plan *p = forks->plan;
 
 	(void)self;
 	/* Not on a slow kernel, where each costs a fork of seconds. */
@@ -2102,7 +2145,7 @@ static void start_slow_forkers(const struct job_leader *self, void *arg)
 	}
 	for (int i = 0; i < SLOW_FORKERS; i++)
 		if (fork_flushed() == 0)
-			run_slow_forker(p);
+			run_slow_forker(p, forks->threads);
 	/* The user's kills cannot reach a root leader: it leaves the job. */
 	if (p->as_user)
 		job_detachpid(getpid());
@@ -2137,34 +2180,22 @@ static bool job_all_stopped(jid_t jid, bool stopped)
 	return n >= 0;
 }
 
-/* The waiter's verdict: the job ended, so @what reached every process. */
-static void expect_job_ends(pid_t waiter, int waiter_fd, jid_t jid,
-			    const char *what)
-{
-	struct report waited;
-	int status = reap_until(waiter);
-
-	expect(exited_with(status, 0) && receive_report(waiter_fd, &waited),
-	       "%s did not reach every process: the job did not end (%d left)",
-	       what, job_getpidcnt(jid));
-	close(waiter_fd);
-}
-
 /*
  * One round: slow forkers of the plan fork while the job is signalled.  A
  * handled SIGUSR1 or SIGTERM must reach every process, the children forked
  * during the kill included, so that all exit and the job ends; so must a
- * SIGKILL or a SIGTERM that kills; SIGSTOP must stop every one of them.
+ * SIGKILL or a SIGTERM that kills; SIGSTOP must stop every one of them,
+ * SIGCONT continue them, and a handled SIGUSR1 then end them.
  */
-static void kill_slow_forks(const struct slow_fork_plan *p, int sig)
+static void kill_slow_forks(const struct slow_forks *forks, int sig)
 {
 	struct job_leader job;
 	int waiter_fd;
 	pid_t waiter;
 
-	if (!start_job_ok(&job, start_slow_forkers, (void *)p))
+	if (!start_job_ok(&job, start_slow_forkers, (void *)forks))
 		return;
-	wait_for_slow_forks(job.jid, p);
+	wait_for_slow_forks(job.jid, forks->plan);
 	if (sig == SIGSTOP) {
 		expect(job_killjid(job.jid, SIGSTOP) == 0, "killjid(SIGSTOP): %m");
 		expect(job_all_stopped(job.jid, true),
@@ -2172,65 +2203,25 @@ static void kill_slow_forks(const struct slow_fork_plan *p, int sig)
 		expect(job_killjid(job.jid, SIGCONT) == 0, "killjid(SIGCONT): %m");
 		expect(job_all_stopped(job.jid, false),
 		       "a process stays stopped after SIGCONT");
-		sig = p->end_sig ? p->end_sig : SIGUSR1;
+		sig = SIGUSR1;
 	}
-	waiter = spawn_waiter(job.jid, &waiter_fd,
-			      2 * REPORT_TIMEOUT_MS / 1000 * (slow ? SLOW_FACTOR : 1));
-	if (!expect(waiter > 0, "waiter: %m"))
+	waiter = spawn_kill_waiter(job.jid, &waiter_fd);
+	if (waiter < 0)
 		goto out;
 	/* The leader is released by SIGUSR1 too; the others kill it. */
 	expect(job_killjid(job.jid, sig) == 0, "killjid(%s): %m", sigabbrev_np(sig));
-	expect_job_ends(waiter, waiter_fd, job.jid, sigabbrev_np(sig));
+	expect_job_ends(waiter, waiter_fd, job.jid, sigabbrev_np(sig), now_ms());
 out:
 	end_job(&job);
 }
 
-static void kill_slow_forks_rounds(const struct slow_fork_plan *p, int sig)
+/* A slow-fork test of the table: its rounds. */
+static void kill_slow_forks_rounds(const struct slow_forks *forks, int sig)
 {
 	for (int round = 1; more_rounds(round); round++) {
-		kill_slow_forks(p, sig);
+		kill_slow_forks(forks, sig);
 		note_progress(round);
 	}
-}
-
-static void test_slow_forks_sigusr1(void)
-{
-	kill_slow_forks_rounds(&handled_plan, SIGUSR1);
-}
-
-static void test_slow_forks_sigterm(void)
-{
-	kill_slow_forks_rounds(&handled_plan, SIGTERM);
-}
-
-static void test_slow_forks_sigstop(void)
-{
-	kill_slow_forks_rounds(&handled_plan, SIGSTOP);
-}
-
-static void test_slow_forks_sigkill(void)
-{
-	kill_slow_forks_rounds(&handled_plan, SIGKILL);
-}
-
-static void test_slow_forks_default_sigterm(void)
-{
-	kill_slow_forks_rounds(&default_term_plan, SIGTERM);
-}
-
-static void test_threaded_forks_sigkill(void)
-{
-	kill_slow_forks_rounds(&threaded_plan, SIGKILL);
-}
-
-static void test_threaded_forks_sigterm(void)
-{
-	kill_slow_forks_rounds(&threaded_plan, SIGTERM);
-}
-
-static void test_threaded_forks_sigstop(void)
-{
-	kill_slow_forks_rounds(&threaded_plan, SIGSTOP);
 }
 
 /* The owner's kill number @i (from 0): SIGUSR1 first, SIGTERM last. */
@@ -2259,13 +2250,12 @@ static void owner_kills_during_slow_forks(void)
 	pid_t waiter, owner;
 
 	err = start_owned_job(&job, 0, UNPRIVILEGED_ID, start_slow_forkers,
-			      (void *)&owner_plan);
+			      (void *)&owner_forks);
 	if (!expect(!err, "job_create: %s", errno_name(err)))
 		return;
 	wait_for_slow_forks(job.jid, &owner_plan);
-	waiter = spawn_waiter(job.jid, &waiter_fd,
-			      2 * REPORT_TIMEOUT_MS / 1000 * (slow ? SLOW_FACTOR : 1));
-	if (!expect(waiter > 0, "waiter: %m"))
+	waiter = spawn_kill_waiter(job.jid, &waiter_fd);
+	if (waiter < 0)
 		goto out;
 	owner = fork_flushed();
 	if (owner == 0) {
@@ -2280,7 +2270,7 @@ static void owner_kills_during_slow_forks(void)
 	status = wait_for(owner);
 	expect(exited_with(status, 0), "the owner's kills failed (status %#x)", status);
 	expect_job_ends(waiter, waiter_fd, job.jid,
-			"the owner's first or last kill");
+			"the owner's first or last kill", now_ms());
 out:
 	end_job(&job);
 }
@@ -2675,7 +2665,7 @@ static void test_waitjid(void)
 
 	if (!start_job_ok(&job, NULL, NULL))
 		return;
-	waiter = spawn_waiter(job.jid, &waiter_fd, 2 * REPORT_TIMEOUT_MS / 1000 * (slow ? SLOW_FACTOR : 1));
+	waiter = spawn_waiter(job.jid, &waiter_fd, kill_waiter_s());
 	if (!expect(waiter > 0 && receive_report(waiter_fd, &waited), "waiter: %m"))
 		goto out;
 	sleep_ms(200);
@@ -3757,7 +3747,12 @@ struct job_test {
 	bool setuid;		/* reports come from a setuid-root exec */
 	int rounds;		/* a race test: its rounds (--rounds N: N) */
 	int slow_rounds;	/* with --slow, if fewer; < 0: none */
+	const struct slow_fork_plan *plan;	/* a slow-fork test: its plan, */
+	int threads;		/* its forkers' forking threads (0: 1), */
+	int sig;		/* the signal (SIGSTOP: then SIGCONT) */
 };
+
+#define THREADED		.threads = SLOW_FORKER_THREADS
 
 static const struct job_test tests[] = {
 	{ "jid list", .run = test_jid_list },
@@ -3791,23 +3786,31 @@ static const struct job_test tests[] = {
 	  .run = test_membership_seen_by_third, .rounds = 1000, .slow_rounds = 100 },
 	{ "membership of a child still in TASK_NEW", .run = test_task_new_child,
 	  .rounds = 5 },
-	{ "handled SIGUSR1 during slow forks", .run = test_slow_forks_sigusr1,
-	  .rounds = 5 },
-	{ "handled SIGTERM during slow forks", .run = test_slow_forks_sigterm,
-	  .rounds = 5 },
-	{ "SIGSTOP and SIGCONT during slow forks", .run = test_slow_forks_sigstop,
-	  .rounds = 5 },
+	{ "handled SIGUSR1 during slow forks", .plan = &handled_plan,
+	  .sig = SIGUSR1, .rounds = 5 },
+	{ "handled SIGTERM during slow forks", .plan = &handled_plan,
+	  .sig = SIGTERM, .rounds = 5 },
+	{ "SIGSTOP and SIGCONT during slow forks", .plan = &handled_plan,
+	  .sig = SIGSTOP, .rounds = 5 },
 	/* On a debug kernel a slow-fork round takes half a minute: one. */
-	{ "SIGKILL during slow forks", .run = test_slow_forks_sigkill,
+	{ "SIGKILL during slow forks", .plan = &handled_plan, .sig = SIGKILL,
 	  .rounds = 3, .slow_rounds = -1 },
-	{ "SIGTERM, not handled, during slow forks",
-	  .run = test_slow_forks_default_sigterm, .rounds = 3, .slow_rounds = -1 },
-	{ "SIGKILL during multi-threaded slow forks",
-	  .run = test_threaded_forks_sigkill, .rounds = 5, .slow_rounds = 1 },
-	{ "SIGTERM, not handled, during multi-threaded slow forks",
-	  .run = test_threaded_forks_sigterm, .rounds = 5, .slow_rounds = -1 },
+	{ "SIGTERM, not handled, during slow forks", .plan = &default_term_plan,
+	  .sig = SIGTERM, .rounds = 3, .slow_rounds = -1 },
+	{ "handled SIGUSR1 during multi-threaded slow forks",
+	  .plan = &handled_plan, THREADED, .sig = SIGUSR1, .rounds = 3,
+	  .slow_rounds = 1 },
+	{ "handled SIGTERM during multi-threaded slow forks",
+	  .plan = &handled_plan, THREADED, .sig = SIGTERM, .rounds = 3,
+	  .slow_rounds = -1 },
 	{ "SIGSTOP and SIGCONT during multi-threaded slow forks",
-	  .run = test_threaded_forks_sigstop, .rounds = 3, .slow_rounds = -1 },
+	  .plan = &handled_plan, THREADED, .sig = SIGSTOP, .rounds = 3,
+	  .slow_rounds = -1 },
+	{ "SIGKILL during multi-threaded slow forks", .plan = &handled_plan,
+	  THREADED, .sig = SIGKILL, .rounds = 3, .slow_rounds = -1 },
+	{ "SIGTERM, not handled, during multi-threaded slow forks",
+	  .plan = &default_term_plan, THREADED, .sig = SIGTERM, .rounds = 3,
+	  .slow_rounds = -1 },
 	{ "the owner's 100 kills in a row during slow forks",
 	  .run = test_owner_kills_during_slow_forks, .rounds = 3, .slow_rounds = -1 },
 	{ "threads created during attach and detach", .run = test_threads_during_moves,
@@ -3923,10 +3926,15 @@ static int run_test(const struct job_test *t)
 	if (pid == 0) {
 		alarm((full_wrap && t->run == test_pid_wrap ? FULL_WRAP_TIMEOUT_S :
 		       TEST_TIMEOUT_S) * (slow ? SLOW_FACTOR : 1) * rounds_factor(t));
-		if (t->escape)
+		if (t->escape) {
 			check_escape(t);
-		else
+		} else if (t->plan) {
+			struct slow_forks forks = { t->plan, t->threads };
+
+			kill_slow_forks_rounds(&forks, t->sig);
+		} else {
 			t->run();
+		}
 		fflush(NULL);
 		_exit(0);
 	}

@@ -3,7 +3,8 @@
 # waitjid, accounting, permissions and bad input: all must pass.
 # PN_JOBTEST_TESTS (run.sh --env, comma-separated) picks tests by name
 # prefix (one word each); PN_JOBTEST_ROUNDS=N runs each race test N rounds
-# (jobtest --rounds; job_soak runs the 1,000 of issue 12).
+# (jobtest --rounds), PN_JOBTEST_BOX=S stops each after S seconds
+# (--time-box); job_soak runs it so, with the 1,000 rounds of issue 12.
 # shellcheck source=tests/vm/lib.sh
 . /lib/pn/lib.sh
 
@@ -13,11 +14,13 @@ slow=
 pn_slow && slow=--slow
 rounds=
 [ -z "${PN_JOBTEST_ROUNDS:-}" ] || rounds="--rounds $PN_JOBTEST_ROUNDS"
+box=
+[ -z "${PN_JOBTEST_BOX:-}" ] || box="--time-box $PN_JOBTEST_BOX"
 tests=$(echo "${PN_JOBTEST_TESTS:-}" | tr , ' ')
 # Streamed to the console, so that a run cut short by the timeout shows how
 # far it got.
 # shellcheck disable=SC2086 # options and a list of name prefixes
-{ jobtest $slow $rounds $tests; echo $? > /tmp/jobtest.rc; } 2>&1 | tee /tmp/jobtest.log
+{ jobtest $slow $rounds $box $tests; echo $? > /tmp/jobtest.rc; } 2>&1 | tee /tmp/jobtest.log
 rc=$(cat /tmp/jobtest.rc)
 grep -qx 'Great.  All tests completed, no errors' /tmp/jobtest.log ||
 	pn_fail "jobtest reported errors (exit status $rc)"
