@@ -18,10 +18,25 @@ box=
 [ -z "${PN_JOBTEST_BOX:-}" ] || box="--time-box $PN_JOBTEST_BOX"
 tests=$(echo "${PN_JOBTEST_TESTS:-}" | tr , ' ')
 # Streamed to the console, so that a run cut short by the timeout shows how
-# far it got.
+# far it got; from the file, so that nothing jobtest leaves behind with its
+# output open can hold the scenario up.
 # shellcheck disable=SC2086 # options and a list of name prefixes
-{ jobtest $slow $rounds $box $tests; echo $? > /tmp/jobtest.rc; } 2>&1 | tee /tmp/jobtest.log
-rc=$(cat /tmp/jobtest.rc)
+jobtest $slow $rounds $box $tests > /tmp/jobtest.log 2>&1 &
+jobtest=$!
+tail -f /tmp/jobtest.log &
+tail=$!
+wait "$jobtest"
+rc=$?
+sleep 1
+kill "$tail"
+# What jobtest left running with its output open (none should be).
+for fd in /proc/[0-9]*/fd/1; do
+	[ "$(readlink "$fd" 2>/dev/null)" = /tmp/jobtest.log ] || continue
+	pid=${fd#/proc/}
+	pid=${pid%%/*}
+	echo "pn: left running by jobtest: pid $pid," \
+		"$(grep -E '^(State|PPid|Threads|SigBlk|SigCgt):' "/proc/$pid/status" | tr '\n\t' '  ')"
+done
 grep -qx 'Great.  All tests completed, no errors' /tmp/jobtest.log ||
 	pn_fail "jobtest reported errors (exit status $rc)"
 [ "$rc" = 0 ] || pn_fail "jobtest exit status $rc"
