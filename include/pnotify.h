@@ -122,13 +122,14 @@ void pnotify_unregister(struct pnotify_events *events);
  * Subscribes @task with sub->data = @data.  For a subscriber with data_size,
  * @data must be NULL: use pnotify_prepare() to fill sub->data first, then
  * pnotify_establish(); pnotify_discard() frees what was never established.
- * pnotify_prepare() allocates everything the subscription needs, so that
- * pnotify_establish() fails only for the task's state (-ESRCH: exiting,
- * -EEXIST: subscribed already, -ENOENT: the subscriber is unregistering,
- * -EINVAL: a kernel thread), never for memory.  pnotify_prepare() and
- * pnotify_subscribe() fail with -ENOENT for a subscriber not registered
- * (yet, or any more): one that learns of tasks before pnotify_register()
- * returns has its init() offered them.
+ * pnotify_prepare() allocates everything the subscription needs, with @gfp
+ * (GFP_KERNEL, or GFP_KERNEL | __GFP_NOFAIL for a caller that cannot undo
+ * what it did before), so that pnotify_establish() fails only for the
+ * task's state (-ESRCH: exiting, -EEXIST: subscribed already, -ENOENT: the
+ * subscriber is unregistering, -EINVAL: a kernel thread), never for memory.
+ * pnotify_prepare() and pnotify_subscribe() fail with -ENOENT for a
+ * subscriber not registered (yet, or any more): one that learns of tasks
+ * before pnotify_register() returns has its init() offered them.
  *
  * A followed task's fork needs memory prepared before it (see the kit in
  * pnotify_core.c): when the last refill found none, the child is killed
@@ -138,7 +139,8 @@ void pnotify_unregister(struct pnotify_events *events);
 int pnotify_subscribe(struct task_struct *task, struct pnotify_events *events,
 		      void *data);
 struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
-					   struct pnotify_events *events);
+					   struct pnotify_events *events,
+					   gfp_t gfp);
 int pnotify_establish(struct pnotify_subscriber *sub);
 void pnotify_discard(struct pnotify_subscriber *sub);
 int pnotify_unsubscribe(struct task_struct *task,

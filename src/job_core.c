@@ -245,7 +245,9 @@ void job_end(struct job *job)
 	hash_del(&job->table_node);
 	job_count--;
 	mutex_unlock(&job_table_lock);
-	job_keep_record(job);
+	/* A job that no task ever joined (its create failed) never was. */
+	if (job->spent.nr_tasks)
+		job_keep_record(job);
 	job_notify(job, JOB_EVENT_END, NULL);
 	wake_up_all(&job->ended_wq);
 }
@@ -362,10 +364,15 @@ static int job_attach_task(struct job *job, struct task_struct *task,
 	}
 	err = pnotify_establish(sub);
 	if (err) {
+		/* Never a member: the job's accounting does not count it. */
+		raw_spin_lock_irq(&job->lock);
+		job->spent.nr_tasks--;
+		if (list_is_singular(&m->process->members))
+			job->spent.nr_processes--;
+		raw_spin_unlock_irq(&job->lock);
 		job_member_leave(m, 0);
 		pnotify_discard(sub);
-		/* Joined meanwhile by inheritance: it is in a job already. */
-		return err == -EEXIST ? -EINVAL : err;
+		return err;
 	}
 	job_notify(job, JOB_EVENT_JOIN, task);
 	return 0;
@@ -375,12 +382,12 @@ static int job_attach_task(struct job *job, struct task_struct *task,
  * their number or < 0.
  */
 static int job_process_threads(struct task_struct *leader,
-			       struct task_struct ***out)
+			       struct task_struct ***out, gfp_t gfp)
 {
 	struct task_struct *t, **tasks;
 	int n = 0, cap = get_nr_threads(leader) + 8;
 
-	tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL);
+	tasks = kvmalloc_array(cap, sizeof(*tasks), gfp);
 	if (!tasks)
 		return -ENOMEM;
 	rcu_read_lock();
@@ -425,17 +432,17 @@ static void job_discard_subs(struct pnotify_subscriber **subs, int n)
  */
 static struct pnotify_subscriber **job_prepare_threads(struct job *job,
 						       struct task_struct **tasks,
-						       int n)
+						       int n, gfp_t gfp)
 {
 	struct pnotify_subscriber **subs;
 	int i;
 
-	subs = kvcalloc(max(n, 1), sizeof(*subs), GFP_KERNEL);
+	subs = kvcalloc(max(n, 1), sizeof(*subs), gfp);
 	for (i = 0; subs && i < n; i++) {
 		/* io_uring and other kernel workers are never members. */
 		if (!pn_task_is_user(tasks[i]) || job_has_task(job, tasks[i]))
 			continue;
-		subs[i] = pnotify_prepare(tasks[i], &job_events);
+		subs[i] = pnotify_prepare(tasks[i], &job_events, gfp);
 		if (IS_ERR(subs[i])) {
 			subs[i] = NULL;
 			job_discard_subs(subs, n);
@@ -449,25 +456,30 @@ static struct pnotify_subscriber **job_prepare_threads(struct job *job,
  * Attaches every thread of the process @leader to @job, again until a pass
  * finds none outside it: a thread created during a pass by a thread not yet
  * attached is seen by the next, and once every thread is in, new threads
- * inherit the job in the fork itself.  Each pass prepares everything first,
- * so that without memory it moves nothing.  Returns 0 or < 0.
+ * inherit the job in the fork itself.  The first pass prepares everything
+ * before it moves a thread, so that without memory it moves nothing; the
+ * later ones cannot undo what it did (the threads' old job may have ended)
+ * and wait for memory instead.  Returns 0 or < 0.
  */
 int job_attach_process(struct job *job, struct task_struct *leader)
 {
-	struct pnotify_subscriber **subs;
 	int n, i, attached, total = 0, err = 0;
+	struct pnotify_subscriber **subs;
 	struct task_struct **tasks;
+	gfp_t gfp = GFP_KERNEL;
+	bool again;
 
 	do {
-		n = job_process_threads(leader, &tasks);
+		n = job_process_threads(leader, &tasks, gfp);
 		if (n < 0)
 			return n;
-		subs = job_prepare_threads(job, tasks, n);
+		subs = job_prepare_threads(job, tasks, n, gfp);
 		if (!subs) {
 			job_put_tasks(tasks, n);
 			return -ENOMEM;
 		}
 		attached = 0;
+		again = false;
 		for (i = 0; i < n; i++) {
 			struct pnotify_subscriber *sub = subs[i];
 
@@ -479,15 +491,21 @@ int job_attach_process(struct job *job, struct task_struct *leader)
 			}
 			err = job_attach_task(job, tasks[i], sub);
 			/* An exiting thread (a main thread gone first) stays out. */
-			if (err == -ESRCH)
+			if (err == -ESRCH) {
 				err = 0;
-			else if (!err)
+			} else if (err == -EEXIST) {
+				/* Born meanwhile with its parent's job: see again. */
+				again = true;
+				err = 0;
+			} else if (!err) {
 				attached++;
+			}
 		}
 		job_discard_subs(subs, n);
 		job_put_tasks(tasks, n);
 		total += attached;
-	} while (attached && !err);
+		gfp |= __GFP_NOFAIL;
+	} while ((attached || again) && !err);
 	return err ?: total ? 0 : -ESRCH;
 }
 
@@ -502,7 +520,7 @@ int job_detach_process(struct task_struct *leader)
 	int n, i, detached, total = 0;
 
 	do {
-		n = job_process_threads(leader, &tasks);
+		n = job_process_threads(leader, &tasks, GFP_KERNEL);
 		if (n < 0)
 			return n;
 		detached = 0;
@@ -526,7 +544,7 @@ struct job *job_of_process(struct task_struct *leader)
 
 	if (job || !(READ_ONCE(leader->flags) & PF_EXITING))
 		return job;
-	n = job_process_threads(leader, &tasks);
+	n = job_process_threads(leader, &tasks, GFP_KERNEL);
 	if (n < 0)
 		return ERR_PTR(n);
 	for (i = 0; i < n && !job; i++)

@@ -195,9 +195,9 @@ static void pn_entry_free(struct pn_task *e)
 }
 
 /* An entry bound to no task, with @nr blocks of @room bytes each. */
-static struct pn_task *pn_entry_alloc(unsigned int nr, size_t room)
+static struct pn_task *pn_entry_alloc(unsigned int nr, size_t room, gfp_t gfp)
 {
-	struct pn_task *e = kzalloc(struct_size(e, prepared, nr), GFP_KERNEL);
+	struct pn_task *e = kzalloc(struct_size(e, prepared, nr), gfp);
 
 	if (!e)
 		return NULL;
@@ -209,7 +209,7 @@ static struct pn_task *pn_entry_alloc(unsigned int nr, size_t room)
 	for (; e->nr_prepared < nr; e->nr_prepared++) {
 		e->prepared[e->nr_prepared] =
 			kzalloc(struct_size(e->prepared[0], room,
-					    DIV_ROUND_UP(room, 8)), GFP_KERNEL);
+					    DIV_ROUND_UP(room, 8)), gfp);
 		if (!e->prepared[e->nr_prepared]) {
 			pn_entry_free(e);
 			return NULL;
@@ -273,10 +273,10 @@ static void pn_task_needs(struct pn_task *e, unsigned int *nr, size_t *room)
 }
 
 /* A kit for any set of subscriptions of the subscribers registered now. */
-static struct pn_task *pn_kit_alloc(unsigned int nr, size_t room)
+static struct pn_task *pn_kit_alloc(unsigned int nr, size_t room, gfp_t gfp)
 {
 	return pn_entry_alloc(max(nr, READ_ONCE(pn_nr_events)),
-			      max(room, READ_ONCE(pn_room)));
+			      max(room, READ_ONCE(pn_room)), gfp);
 }
 
 static struct hlist_bl_head *pn_bucket(const struct task_struct *task)
@@ -420,7 +420,7 @@ static void pn_task_refill(struct pn_task *e)
 		}
 		pn_entry_unlock(e);
 		pn_entry_free(kit);
-		kit = pn_kit_alloc(nr, room);
+		kit = pn_kit_alloc(nr, room, GFP_KERNEL);
 		/* Without memory, this task's next fork fails. */
 		if (!kit)
 			return;
@@ -547,17 +547,18 @@ static void pn_sub_hold(struct pnotify_subscriber *sub)
 
 /* A subscription with what establishing it needs, the hooks' hold aside. */
 static struct pnotify_subscriber *pn_sub_alloc(struct task_struct *task,
-					       struct pnotify_events *events)
+					       struct pnotify_events *events,
+					       gfp_t gfp)
 {
 	struct pnotify_subscriber *sub;
 
 	might_sleep();
 	sub = kzalloc(struct_size(sub, room, DIV_ROUND_UP(events->data_size, 8)),
-		      GFP_KERNEL);
+		      gfp);
 	if (!sub)
 		return ERR_PTR(-ENOMEM);
-	sub->spare_entry = pn_entry_alloc(0, 0);
-	sub->spare_kit = pn_kit_alloc(1, events->data_size);
+	sub->spare_entry = pn_entry_alloc(0, 0, gfp);
+	sub->spare_kit = pn_kit_alloc(1, events->data_size, gfp);
 	if (!sub->spare_entry || !sub->spare_kit) {
 		pn_entry_free(sub->spare_entry);
 		pn_entry_free(sub->spare_kit);
@@ -573,7 +574,8 @@ static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb);
 
 /* The hooks are held while the prepared subscription has its spare entry. */
 struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
-					   struct pnotify_events *events)
+					   struct pnotify_events *events,
+					   gfp_t gfp)
 {
 	struct pnotify_subscriber *sub;
 	int err;
@@ -586,7 +588,7 @@ struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
 	 */
 	if (!smp_load_acquire(&events->registered))
 		return ERR_PTR(-ENOENT);
-	sub = pn_sub_alloc(task, events);
+	sub = pn_sub_alloc(task, events, gfp);
 	if (IS_ERR(sub))
 		return sub;
 	err = pn_hooks_get();
@@ -1221,7 +1223,7 @@ int pnotify_subscribe(struct task_struct *task, struct pnotify_events *events,
 	might_sleep();
 	if (data && events->data_size)
 		return -EINVAL;
-	sub = pnotify_prepare(task, events);
+	sub = pnotify_prepare(task, events, GFP_KERNEL);
 	if (IS_ERR(sub))
 		return PTR_ERR(sub);
 	if (data)
@@ -1457,7 +1459,7 @@ static int pn_run_init_pass(struct pnotify_events *events)
 		if (pn_task_follows(tasks[i], events))
 			goto next;
 		/* Holding the hooks only for a task init takes. */
-		sub = pn_sub_alloc(tasks[i], events);
+		sub = pn_sub_alloc(tasks[i], events, GFP_KERNEL);
 		if (IS_ERR(sub)) {
 			atomic_long_inc(&events->nr_failed);
 		} else if (events->init(tasks[i], sub)) {
