@@ -267,12 +267,34 @@ static void job_member_leave(struct job_member *m, int status)
 	job->nr_tasks--;
 	tgid = job_process_leave_locked(job, m);
 	job->last_status = status;
-	ended = !job->nr_tasks;
+	ended = !job->nr_tasks && !job->attaching;
 	job->ended = ended;
 	raw_spin_unlock_irq(&job->lock);
 	put_pid(tgid);
 	if (ended)
 		job_end(job);
+	job_put(job);
+}
+
+/*
+ * @m, added for an attach whose establish then failed, was never a member:
+ * it leaves no trace in the job's sums, counts or status.  The attach
+ * keeps the job from ending meanwhile.
+ */
+static void job_member_unwind(struct job_member *m, bool new_process)
+{
+	struct job *job = m->job;
+	struct pid *tgid;
+
+	raw_spin_lock_irq(&job->lock);
+	list_del(&m->link);
+	job->nr_tasks--;
+	job->spent.nr_tasks--;
+	if (new_process && list_is_singular(&m->process->members))
+		job->spent.nr_processes--;
+	tgid = job_process_leave_locked(job, m);
+	raw_spin_unlock_irq(&job->lock);
+	put_pid(tgid);
 	job_put(job);
 }
 
@@ -342,35 +364,25 @@ static struct job *job_of_task(struct task_struct *task)
 
 /*
  * Makes @task a member of @job with the subscription prepared for it,
- * leaving any job it was in; consumes @sub.
+ * leaving any job it was in; consumes @sub.  Under job_move_lock, in an
+ * attach (job->attaching), so that the job can neither end nor start
+ * detaching meanwhile.
  */
 static int job_attach_task(struct job *job, struct task_struct *task,
 			   struct pnotify_subscriber *sub)
 {
 	struct job_member *m = sub->data;
-	bool gone;
+	struct job_process *process;
 	int err;
 
 	pnotify_unsubscribe(task, &job_events);
 	raw_spin_lock_irq(&job->lock);
-	gone = job->ended || job->detaching;
-	if (!gone)
-		job_member_add_locked(job, m, task,
-				      job_process_find_locked(job, task));
+	process = job_process_find_locked(job, task);
+	job_member_add_locked(job, m, task, process);
 	raw_spin_unlock_irq(&job->lock);
-	if (gone) {
-		pnotify_discard(sub);
-		return -ENODATA;
-	}
 	err = pnotify_establish(sub);
 	if (err) {
-		/* Never a member: the job's accounting does not count it. */
-		raw_spin_lock_irq(&job->lock);
-		job->spent.nr_tasks--;
-		if (list_is_singular(&m->process->members))
-			job->spent.nr_processes--;
-		raw_spin_unlock_irq(&job->lock);
-		job_member_leave(m, 0);
+		job_member_unwind(m, !process);
 		pnotify_discard(sub);
 		return err;
 	}
@@ -381,13 +393,26 @@ static int job_attach_task(struct job *job, struct task_struct *task,
  * References the threads of the process @leader into a new array; returns
  * their number or < 0.
  */
+/*
+ * kvcalloc() that, when @wait, waits for memory: on 5.10, kvmalloc() hands
+ * __GFP_NOFAIL to kmalloc() alone, which warns for the larger sizes.
+ */
+static void *job_kvcalloc(size_t n, size_t size, bool wait)
+{
+	void *p;
+
+	while (!(p = kvcalloc(n, size, GFP_KERNEL)) && wait)
+		schedule_timeout_uninterruptible(1);
+	return p;
+}
+
 static int job_process_threads(struct task_struct *leader,
-			       struct task_struct ***out, gfp_t gfp)
+			       struct task_struct ***out, bool wait)
 {
 	struct task_struct *t, **tasks;
 	int n = 0, cap = get_nr_threads(leader) + 8;
 
-	tasks = kvmalloc_array(cap, sizeof(*tasks), gfp);
+	tasks = job_kvcalloc(cap, sizeof(*tasks), wait);
 	if (!tasks)
 		return -ENOMEM;
 	rcu_read_lock();
@@ -428,26 +453,35 @@ static void job_discard_subs(struct pnotify_subscriber **subs, int n)
 
 /*
  * A subscription prepared for each of the @n @tasks that is to join @job
- * (NULL for the others): for all of them or, without memory, for none.
+ * (NULL for the others), for all of them or for none; when @wait, memory
+ * is waited for.
  */
 static struct pnotify_subscriber **job_prepare_threads(struct job *job,
 						       struct task_struct **tasks,
-						       int n, gfp_t gfp)
+						       int n, bool wait)
 {
-	struct pnotify_subscriber **subs;
+	gfp_t gfp = wait ? GFP_KERNEL | __GFP_NOFAIL : GFP_KERNEL;
+	struct pnotify_subscriber **subs, *sub;
 	int i;
 
-	subs = kvcalloc(max(n, 1), sizeof(*subs), gfp);
-	for (i = 0; subs && i < n; i++) {
-		/* io_uring and other kernel workers are never members. */
-		if (!pn_task_is_user(tasks[i]) || job_has_task(job, tasks[i]))
+	subs = job_kvcalloc(max(n, 1), sizeof(*subs), wait);
+	if (!subs)
+		return ERR_PTR(-ENOMEM);
+	for (i = 0; i < n; i++) {
+		/*
+		 * io_uring and other kernel workers are never members, and a
+		 * thread that exits leaves its job by itself.
+		 */
+		if (!pn_task_is_user(tasks[i]) ||
+		    (READ_ONCE(tasks[i]->flags) & PF_EXITING) ||
+		    job_has_task(job, tasks[i]))
 			continue;
-		subs[i] = pnotify_prepare(tasks[i], &job_events, gfp);
-		if (IS_ERR(subs[i])) {
-			subs[i] = NULL;
+		sub = pnotify_prepare(tasks[i], &job_events, gfp);
+		if (IS_ERR(sub)) {
 			job_discard_subs(subs, n);
-			subs = NULL;
+			return ERR_CAST(sub);
 		}
+		subs[i] = sub;
 	}
 	return subs;
 }
@@ -456,56 +490,75 @@ static struct pnotify_subscriber **job_prepare_threads(struct job *job,
  * Attaches every thread of the process @leader to @job, again until a pass
  * finds none outside it: a thread created during a pass by a thread not yet
  * attached is seen by the next, and once every thread is in, new threads
- * inherit the job in the fork itself.  The first pass prepares everything
- * before it moves a thread, so that without memory it moves nothing; the
- * later ones cannot undo what it did (the threads' old job may have ended)
- * and wait for memory instead.  Returns 0 or < 0.
+ * inherit the job in the fork itself.  All or nothing: the first pass
+ * prepares everything before it moves a thread, so that without memory it
+ * moves nothing, and the later ones, which cannot undo it (the threads'
+ * old job may have ended), wait for memory.  Only unload (-ENOENT) stops
+ * one midway.  The job cannot end or start detaching meanwhile
+ * (job->attaching, job_move_lock held); if it has no member after, it
+ * ends.  Returns 0 or < 0.
  */
 int job_attach_process(struct job *job, struct task_struct *leader)
 {
-	int n, i, attached, total = 0, err = 0;
+	int n, i, candidates, total = 0, err;
 	struct pnotify_subscriber **subs;
 	struct task_struct **tasks;
-	gfp_t gfp = GFP_KERNEL;
-	bool again;
+	bool later = false, end;
 
+	lockdep_assert_held(&job_move_lock);
+	raw_spin_lock_irq(&job->lock);
+	err = job->ended || job->detaching ? -ENODATA : 0;
+	job->attaching = !err;
+	raw_spin_unlock_irq(&job->lock);
+	if (err)
+		return err;
 	do {
-		n = job_process_threads(leader, &tasks, gfp);
-		if (n < 0)
-			return n;
-		subs = job_prepare_threads(job, tasks, n, gfp);
-		if (!subs) {
-			job_put_tasks(tasks, n);
-			return -ENOMEM;
+		n = job_process_threads(leader, &tasks, later);
+		if (n < 0) {
+			err = n;
+			break;
 		}
-		attached = 0;
-		again = false;
+		subs = job_prepare_threads(job, tasks, n, later);
+		if (IS_ERR(subs)) {
+			err = PTR_ERR(subs);
+			job_put_tasks(tasks, n);
+			break;
+		}
+		candidates = 0;
 		for (i = 0; i < n; i++) {
 			struct pnotify_subscriber *sub = subs[i];
 
+			if (!sub)
+				continue;
 			subs[i] = NULL;
-			if (!sub || err) {
-				if (sub)
-					pnotify_discard(sub);
+			candidates++;
+			if (err) {
+				pnotify_discard(sub);
 				continue;
 			}
 			err = job_attach_task(job, tasks[i], sub);
-			/* An exiting thread (a main thread gone first) stays out. */
-			if (err == -ESRCH) {
+			/*
+			 * Exiting, it stays out (next pass skips it); born
+			 * meanwhile with its parent's job, the next pass sees
+			 * where it is.
+			 */
+			if (err == -ESRCH || err == -EEXIST)
 				err = 0;
-			} else if (err == -EEXIST) {
-				/* Born meanwhile with its parent's job: see again. */
-				again = true;
-				err = 0;
-			} else if (!err) {
-				attached++;
-			}
+			else if (!err)
+				total++;
 		}
 		job_discard_subs(subs, n);
 		job_put_tasks(tasks, n);
-		total += attached;
-		gfp |= __GFP_NOFAIL;
-	} while ((attached || again) && !err);
+		later = true;
+	} while (candidates && !err);
+	raw_spin_lock_irq(&job->lock);
+	job->attaching = false;
+	end = !job->nr_tasks && !job->ended;
+	if (end)
+		job->ended = true;
+	raw_spin_unlock_irq(&job->lock);
+	if (end)
+		job_end(job);
 	return err ?: total ? 0 : -ESRCH;
 }
 
@@ -520,7 +573,7 @@ int job_detach_process(struct task_struct *leader)
 	int n, i, detached, total = 0;
 
 	do {
-		n = job_process_threads(leader, &tasks, GFP_KERNEL);
+		n = job_process_threads(leader, &tasks, false);
 		if (n < 0)
 			return n;
 		detached = 0;
@@ -544,7 +597,7 @@ struct job *job_of_process(struct task_struct *leader)
 
 	if (job || !(READ_ONCE(leader->flags) & PF_EXITING))
 		return job;
-	n = job_process_threads(leader, &tasks, GFP_KERNEL);
+	n = job_process_threads(leader, &tasks, false);
 	if (n < 0)
 		return ERR_PTR(n);
 	for (i = 0; i < n && !job; i++)

@@ -54,6 +54,7 @@ struct job {
 	unsigned int nr_processes;
 	bool ended;
 	bool detaching;
+	bool attaching;	/* an attach is under way: the job does not end */
 	int last_status;
 	struct job_sums spent;	/* used by tasks that left; counts of all */
 	u32 kill_seq;

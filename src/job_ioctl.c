@@ -65,27 +65,14 @@ static long job_ioc_create(void *arg)
 	job->owner = owner;
 	job->prime = get_task_pid(current, PIDTYPE_TGID);
 	job->start_time_ns = ktime_get_real_ns();
-	err = job_insert(job, req->jid);
-	if (err) {
-		job_put(job);
-		return err;
-	}
-	req->r_jid = job->jid;
+	/* Nobody attaches to or detaches the new job before its creator. */
 	mutex_lock(&job_move_lock);
-	err = job_attach_process(job, current->group_leader);
-	mutex_unlock(&job_move_lock);
-	/*
-	 * A job is ended by its last member leaving; if no task ever joined
-	 * (every attach failed before adding one), nothing else will end it.
-	 */
-	raw_spin_lock_irq(&job->lock);
-	if (!job->nr_tasks && !job->ended) {
-		job->ended = true;
-		raw_spin_unlock_irq(&job->lock);
-		job_end(job);
-	} else {
-		raw_spin_unlock_irq(&job->lock);
+	err = job_insert(job, req->jid);
+	if (!err) {
+		req->r_jid = job->jid;
+		err = job_attach_process(job, current->group_leader);
 	}
+	mutex_unlock(&job_move_lock);
 	job_put(job);
 	return err;
 }

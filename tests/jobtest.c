@@ -1714,6 +1714,11 @@ static void test_membership_seen_by_third(void)
 		ran += task_has_run(child) > 0;
 		count_failed_check(&failed, check_fresh_child(job.jid, args.other,
 							      child));
+		/*
+		 * Detached, it is out of end_job()'s reach, and the forker
+		 * may be killed before it kills it; unreaped, its pid is its.
+		 */
+		kill(child, SIGKILL);
 		rounds++;
 		last = child;
 		__atomic_store_n(&w->checked, round, __ATOMIC_RELEASE);
@@ -1903,6 +1908,8 @@ static void test_task_new_child(void)
 		expect(report.tid == child && report.status == child,
 		       "fork() returned %d and stored %d, the child found was %d",
 		       report.tid, report.status, child);
+		/* Detached: see test_membership_seen_by_third(). */
+		kill(child, SIGKILL);
 		if (!expect(write(go[1], "k", 1) == 1, "pipe: %m"))
 			break;
 	}
@@ -2677,8 +2684,8 @@ out:
 	end_job(&job);
 }
 
-/* A thread of a process whose main thread has exited: reports, stays. */
-static void *outlive_main_thread(void *report_fd)
+/* In another thread: waits (up to 10 s) until the main thread has exited. */
+static void wait_main_thread_exit(void)
 {
 	char path[64], stat[256];
 	bool main_exited = false;
@@ -2697,24 +2704,46 @@ static void *outlive_main_thread(void *report_fd)
 		if (!main_exited)
 			sleep_ms(10);
 	}
+}
+
+/* A thread of a process whose main thread has exited: reports, stays. */
+static void *outlive_main_thread(void *report_fd)
+{
+	wait_main_thread_exit();
 	report_own_jid(*(int *)report_fd);
 	for (;;)
 		pause();
 	return NULL;
 }
 
-/* Body: a process that reports, starts a thread and exits its main thread. */
+/* The same, but it creates a job first and reports that. */
+static void *create_after_main_thread(void *report_fd)
+{
+	wait_main_thread_exit();
+	errno = 0;
+	report_result(*(int *)report_fd, job_create(0, 0, 0));
+	for (;;)
+		pause();
+	return NULL;
+}
+
+typedef void *thread_fn(void *arg);
+
+/*
+ * Body: a process that reports, starts a thread (*arg, a thread_fn *, or
+ * outlive_main_thread() if NULL) and exits its main thread.
+ */
 static void spawn_headless_process(const struct job_leader *self, void *arg)
 {
 	static int report_fd;
 	pthread_t thread;
 
-	(void)arg;
 	report_fd = self->report_fd;
 	if (fork_flushed() != 0)
 		return;
 	report_own_jid(report_fd);
-	if (pthread_create(&thread, NULL, outlive_main_thread, &report_fd))
+	if (pthread_create(&thread, NULL, arg ? *(thread_fn **)arg : outlive_main_thread,
+			   &report_fd))
 		report_problem(report_fd, REPORT_ERROR, errno);
 	pthread_exit(NULL);
 }
@@ -2751,7 +2780,38 @@ static void test_main_thread_exits(void)
 	expect(n == 1 && pids[0] == process.tid, "job_getpidlist() = %d (%d), process %d",
 	       n, n > 0 ? pids[0] : 0, process.tid);
 	expect(job_killjid(job.jid, SIGKILL) == 0, "job_killjid: %m");
-	expect(job_waitjid(job.jid, NULL, 0) == job.jid, "job_waitjid: %m");
+	/* Its only process may be gone, and the job with it, before the wait. */
+	expect(job_waitjid(job.jid, NULL, 0) == job.jid || errno == ENODATA,
+	       "job_waitjid: %m");
+out:
+	end_job(&job);
+	kill_ours(process.tid, SIGKILL);
+}
+
+/*
+ * JOB_CREATE by a member whose main thread has exited: that thread is no
+ * member to move; the process leaves its job whole for the new one.
+ */
+static void test_create_after_main_thread_exits(void)
+{
+	static thread_fn *create = create_after_main_thread;
+	struct job_leader job;
+	struct report process, created;
+
+	if (!start_job_ok(&job, spawn_headless_process, &create))
+		return;
+	if (!receive_jid_report(&job, &process) ||
+	    !receive_jid_report(&job, &created))
+		goto out;
+	if (!expect(created.jid != NO_JID, "job_create: %s", errno_name(created.err)))
+		goto out;
+	track_job(created.jid);
+	expect(job_getjid(process.tid) == created.jid, "job_getjid(%d) = %#llx, new job %#llx",
+	       process.tid, JID(job_getjid(process.tid)), JID(created.jid));
+	expect(job_tasks(created.jid) == 1, "the new job has %d tasks, not the thread",
+	       job_tasks(created.jid));
+	expect(job_tasks(job.jid) == 1, "the old job has %d tasks, not its leader alone",
+	       job_tasks(job.jid));
 out:
 	end_job(&job);
 	kill_ours(process.tid, SIGKILL);
@@ -3173,14 +3233,25 @@ static void take_job_state(struct job_state *state, jid_t jid)
 	pnotify_counts_settled(&state->pn_tasks, &state->pn_job);
 }
 
+static bool same_job_state(const struct job_state *a, const struct job_state *b)
+{
+	return a->jobs == b->jobs && a->tasks == b->tasks &&
+	       a->pn_tasks == b->pn_tasks && a->pn_job == b->pn_job;
+}
+
 static bool expect_job_state(const struct job_state *before, jid_t jid,
 			     const char *call, int nth)
 {
 	struct job_state now;
 
-	take_job_state(&now, jid);
-	return expect(now.jobs == before->jobs && now.tasks == before->tasks &&
-		      now.pn_tasks == before->pn_tasks && now.pn_job == before->pn_job,
+	/* What a failure freed is uncounted after a grace period: give it 4 s. */
+	for (int i = 0; i < 200; i++) {
+		take_job_state(&now, jid);
+		if (same_job_state(&now, before))
+			return true;
+		sleep_ms(20);
+	}
+	return expect(false,
 		      "%s failing at allocation %d changed things: jobs %d -> %d, tasks of %#llx %d -> %d, pnotify tasks %ld -> %ld, job's %ld -> %ld",
 		      call, nth, before->jobs, now.jobs, JID(jid), before->tasks,
 		      now.tasks, before->pn_tasks, now.pn_tasks, before->pn_job,
@@ -3830,6 +3901,7 @@ static const struct job_test tests[] = {
 	  .rounds = 100, .slow_rounds = 30 },
 	{ "waitjid wake-up and status", .run = test_waitjid },
 	{ "main thread exits before the others", .run = test_main_thread_exits },
+	{ "create after the main thread exited", .run = test_create_after_main_thread_exits },
 	{ "accounting", .run = test_accounting },
 	{ "unprivileged user", .run = test_unprivileged },
 	{ "owner's kill obeys kill(2) permissions", .run = test_owner_kill_permissions },
