@@ -389,23 +389,26 @@ static int job_attach_task(struct job *job, struct task_struct *task,
 	job_notify(job, JOB_EVENT_JOIN, task);
 	return 0;
 }
+
 /*
- * References the threads of the process @leader into a new array; returns
- * their number or < 0.
- */
-/*
- * kvcalloc() that, when @wait, waits for memory: on 5.10, kvmalloc() hands
- * __GFP_NOFAIL to kmalloc() alone, which warns for the larger sizes.
+ * kvcalloc() that, when @wait, waits for memory, unless the caller is being
+ * killed: on 5.10, kvmalloc() hands __GFP_NOFAIL to kmalloc() alone, which
+ * warns for the larger sizes.
  */
 static void *job_kvcalloc(size_t n, size_t size, bool wait)
 {
 	void *p;
 
-	while (!(p = kvcalloc(n, size, GFP_KERNEL)) && wait)
-		schedule_timeout_uninterruptible(1);
+	while (!(p = kvcalloc(n, size, GFP_KERNEL)) && wait &&
+	       !fatal_signal_pending(current))
+		schedule_timeout_killable(1);
 	return p;
 }
 
+/*
+ * References the threads of the process @leader into a new array; returns
+ * their number or < 0.
+ */
 static int job_process_threads(struct task_struct *leader,
 			       struct task_struct ***out, bool wait)
 {
@@ -434,13 +437,22 @@ void job_put_tasks(struct task_struct **tasks, int n)
 	kvfree(tasks);
 }
 
-static bool job_has_task(struct job *job, struct task_struct *task)
+/*
+ * Whether @task is to be moved to @job: a user thread in another job, or in
+ * none unless it is exiting.  io_uring and other kernel workers are never
+ * members; a thread that exits is left in its old job only until it
+ * leaves, and the next pass would find it again and again.
+ */
+static bool job_to_move(struct job *job, struct task_struct *task)
 {
-	struct job *in = job_of_task(task);
+	struct job *in;
 
+	if (!pn_task_is_user(task))
+		return false;
+	in = job_of_task(task);
 	if (in)
 		job_put(in);
-	return in == job;
+	return in ? in != job : !(READ_ONCE(task->flags) & PF_EXITING);
 }
 
 static void job_discard_subs(struct pnotify_subscriber **subs, int n)
@@ -468,13 +480,7 @@ static struct pnotify_subscriber **job_prepare_threads(struct job *job,
 	if (!subs)
 		return ERR_PTR(-ENOMEM);
 	for (i = 0; i < n; i++) {
-		/*
-		 * io_uring and other kernel workers are never members, and a
-		 * thread that exits leaves its job by itself.
-		 */
-		if (!pn_task_is_user(tasks[i]) ||
-		    (READ_ONCE(tasks[i]->flags) & PF_EXITING) ||
-		    job_has_task(job, tasks[i]))
+		if (!job_to_move(job, tasks[i]))
 			continue;
 		sub = pnotify_prepare(tasks[i], &job_events, gfp);
 		if (IS_ERR(sub)) {
@@ -493,8 +499,10 @@ static struct pnotify_subscriber **job_prepare_threads(struct job *job,
  * inherit the job in the fork itself.  All or nothing: the first pass
  * prepares everything before it moves a thread, so that without memory it
  * moves nothing, and the later ones, which cannot undo it (the threads'
- * old job may have ended), wait for memory.  Only unload (-ENOENT) stops
- * one midway.  The job cannot end or start detaching meanwhile
+ * old job may have ended), wait for memory.  Only unload (-ENOENT) and a
+ * fatal signal of the caller (-EINTR: a process that keeps making threads
+ * from threads not yet moved can outrun the passes) stop one midway.  The
+ * job cannot end or start detaching meanwhile
  * (job->attaching, job_move_lock held); if it has no member after, it
  * ends.  Returns 0 or < 0.
  */
@@ -513,6 +521,10 @@ int job_attach_process(struct job *job, struct task_struct *leader)
 	if (err)
 		return err;
 	do {
+		if (later && fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
 		n = job_process_threads(leader, &tasks, later);
 		if (n < 0) {
 			err = n;
@@ -538,9 +550,9 @@ int job_attach_process(struct job *job, struct task_struct *leader)
 			}
 			err = job_attach_task(job, tasks[i], sub);
 			/*
-			 * Exiting, it stays out (next pass skips it); born
-			 * meanwhile with its parent's job, the next pass sees
-			 * where it is.
+			 * Exiting, it has left its old job and stays out of
+			 * this one; born meanwhile with its parent's job, the
+			 * next pass sees where it is.
 			 */
 			if (err == -ESRCH || err == -EEXIST)
 				err = 0;

@@ -2781,6 +2781,7 @@ static void test_main_thread_exits(void)
 	       n, n > 0 ? pids[0] : 0, process.tid);
 	expect(job_killjid(job.jid, SIGKILL) == 0, "job_killjid: %m");
 	/* Its only process may be gone, and the job with it, before the wait. */
+	errno = 0;
 	expect(job_waitjid(job.jid, NULL, 0) == job.jid || errno == ENODATA,
 	       "job_waitjid: %m");
 out:
@@ -3244,7 +3245,7 @@ static bool expect_job_state(const struct job_state *before, jid_t jid,
 {
 	struct job_state now;
 
-	/* What a failure freed is uncounted after a grace period: give it 4 s. */
+	/* What a failure freed is uncounted after a grace period: a while. */
 	for (int i = 0; i < 200; i++) {
 		take_job_state(&now, jid);
 		if (same_job_state(&now, before))
