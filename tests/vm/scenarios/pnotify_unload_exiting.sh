@@ -1,0 +1,67 @@
+# pnotify unloaded while a member of a job is held in its exit, between
+# pnotify's exit hook (on exit_files()) and its exit work: the member
+# blocks in the flush of a file it has open (pnotify_testflush.ko's
+# device, whose flush by an exiting task sleeps until released, as a flush
+# to a stopped FUSE daemon of the user's own mount does).  keyring_bridge,
+# job and pnotify are unloaded while it is held: each rmmod must complete
+# within 10 s with the member still held, instead of waiting for its exit
+# work, which only the member itself could run, when the flush ends.
+# Then the member is released and exits, running nothing of the unloaded
+# module (a work left queued would run freed text: a splat, or a crash).
+. /lib/pn/lib.sh
+
+dev=/dev/pnotify_testflush
+pn_load pnotify
+pn_load job
+pn_load keyring_bridge
+pn_load pnotify_testflush
+pn_wait_until "$dev" test -c "$dev"
+
+rm -f /tmp/jid /tmp/go
+# The member opens the device on fd 3, for reading and writing (the
+# descriptors whose flush holds), and keeps it until it exits; its
+# children (usleep) do not have it.
+jobctl create -- sh -c "exec 3<>$dev; until [ -e /tmp/go ]; do usleep 20000 3<&-; done" \
+	> /tmp/jid &
+member=$!
+pn_wait_file /tmp/jid
+jid=$(cat /tmp/jid)
+jobctl pids "$jid" | grep -qx "$member" || pn_fail "$member is not in job $jid"
+touch /tmp/go
+pn_wait_until "the member held in its exit's flush" grep -q '^held 1 ' "$dev"
+pn_log "member $member held in its exit: $(grep -E '^(State|PPid):' "/proc/$member/status" | tr '\n\t' '  ')"
+# Its exit hook has run: its exit work is queued, not yet run.
+grep -q '^works_inflight: [1-9]' /proc/pnotify ||
+	pn_fail "no work in flight for the held member: $(cat /proc/pnotify)"
+
+started=$(date +%s)
+for m in keyring_bridge job pnotify; do
+	rmmod "$m" &
+	unload=$!
+	n=0
+	while kill -0 "$unload" 2>/dev/null && [ "$n" -lt 100 ]; do
+		usleep 100000
+		n=$((n + 1))
+	done
+	if kill -0 "$unload" 2>/dev/null; then
+		# Release the member, so that the unload ends and the VM too.
+		echo 1 > "$dev"
+		wait "$unload"
+		wait "$member"
+		pn_fail "rmmod $m not done after 10 s with a member held in its exit"
+	fi
+	wait "$unload" || pn_fail "rmmod $m failed"
+	pn_log "unloaded $m ($(($(date +%s) - started)) s since the first rmmod)"
+done
+[ -e /sys/module/pnotify ] && pn_fail "pnotify is still loaded"
+grep -q '^held 1 ' "$dev" || pn_fail "the member is no longer held: $(cat "$dev")"
+kill -0 "$member" || pn_fail "the held member is gone"
+dmesg | grep 'pnotify: unload: waiting' &&
+	pn_fail "the unload waited for the held member"
+
+# Released, the member ends its exit with nothing of pnotify to run.
+echo 1 > "$dev"
+wait "$member"
+pn_log "the member exited with status $?"
+pn_assert_eq "tasks held" "held 0 released 1" "$(cat "$dev")"
+pn_unload pnotify_testflush
