@@ -672,11 +672,12 @@ static struct pnotify_subscriber *pn_task_find_sub(struct pn_task *e,
 /* Links @sub to @e (locked) and to its subscriber. */
 static void pn_sub_add(struct pn_task *e, struct pnotify_subscriber *sub)
 {
+	/* Before it is on the subscriber's list, where pn_end_one() reads it. */
+	sub->entry = e;
 	raw_spin_lock(&sub->events->subs_lock);
 	list_add_tail(&sub->events_link, &sub->events->subs);
 	raw_spin_unlock(&sub->events->subs_lock);
 	list_add_tail(&sub->task_link, &e->subs);
-	sub->entry = e;
 	e->nr_subs++;
 }
 
