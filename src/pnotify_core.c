@@ -173,6 +173,12 @@ static void pn_test_unloadable(void)
 {
 	WARN_ON(atomic_read(&pn_test_returning));
 }
+
+/* In every log of a load: a production system must not run this build. */
+static void pn_test_build_says_so(void)
+{
+	pr_warn("test build (PNOTIFY_TEST_DELAYS=y): its test_* parameters widen race windows; not for production use\n");
+}
 #else
 #define pn_test_sleep(name) do { } while (0)
 static inline void pn_test_work_end(void) { }
@@ -180,6 +186,7 @@ static inline void pn_test_work_return(void) { }
 static inline void pn_test_unload_begins(void) { }
 static inline void pn_test_drained(void) { }
 static inline void pn_test_unloadable(void) { }
+static inline void pn_test_build_says_so(void) { }
 #endif
 
 static struct {
@@ -1659,6 +1666,7 @@ void pn_core_show(struct seq_file *m)
 
 int pn_core_init(void)
 {
+	pn_test_build_says_so();
 	pn_table = kvcalloc(1U << PN_TABLE_BITS, sizeof(*pn_table),
 			    GFP_KERNEL);
 	return pn_table ? 0 : -ENOMEM;
