@@ -1759,10 +1759,6 @@ static void pn_cancel_works(void)
 #error "pnotify needs CONFIG_TASKS_RCU on a preemptible kernel (unload safety)"
 #endif
 
-/*
- * Called after the hooks are gone and every subscriber has unregistered:
- * every entry has ended or gone idle, and no new work can be queued.
- */
 #define PN_DRAIN_WARN_S 5
 #define PN_DRAIN_WARN_TASKS 8
 
@@ -1802,6 +1798,12 @@ static void pn_drain_warn(unsigned int waited_s)
 			seen[i].comm, seen[i].pid);
 }
 
+/*
+ * Called after the hooks are gone and every subscriber has unregistered:
+ * every entry has ended or gone idle, and no new work can be queued.  The
+ * works left after the cancel are running or taken to run: the drain waits
+ * for them, in sleeps of PN_DRAIN_WARN_S seconds, each a warning.
+ */
 void pn_core_exit_module(void)
 {
 	unsigned int waited_s = 0;
