@@ -13,7 +13,11 @@
  *   by an exiting task (PF_EXITING), sleeps, uninterruptibly as FUSE's
  *   does once its request is sent, until released, or for at most hold_s
  *   seconds (under the hung-task detector's 120 s); any other flush (of
- *   the readers and writers below) returns at once.
+ *   the readers and writers below) returns at once.  With hold_release=1
+ *   (and hold_flush=0) the release does instead: the last fput() of an
+ *   exiting task runs it from a task work queued in exit_files(), after
+ *   pnotify's exit hook, so exit_task_work() runs it first (task works
+ *   run newest first), with pnotify's exit work taken along, to run next.
  *   Reading gives "held N released B": the tasks sleeping in a flush now.
  *   Writing "1" releases them (and every later flush), "0" holds again.
  */
@@ -30,24 +34,43 @@ static unsigned int hold_s = 60;
 module_param(hold_s, uint, 0644);
 MODULE_PARM_DESC(hold_s, "at most how long an exiting task's flush sleeps (s)");
 
+static bool hold_flush = true;
+module_param(hold_flush, bool, 0644);
+MODULE_PARM_DESC(hold_flush, "an exiting task's flush sleeps");
+
+static bool hold_release;
+module_param(hold_release, bool, 0644);
+MODULE_PARM_DESC(hold_release, "an exiting task's release sleeps");
+
 static DECLARE_WAIT_QUEUE_HEAD(testflush_wq);
 static atomic_t testflush_held = ATOMIC_INIT(0);
 static bool testflush_released;
 
-static int testflush_flush(struct file *file, fl_owner_t id)
+static void testflush_hold(struct file *file, bool hold, const char *what)
 {
-	if ((file->f_mode & (FMODE_READ | FMODE_WRITE)) !=
+	if (!hold || (file->f_mode & (FMODE_READ | FMODE_WRITE)) !=
 	    (FMODE_READ | FMODE_WRITE) ||
 	    !(current->flags & PF_EXITING) || READ_ONCE(testflush_released))
-		return 0;
+		return;
 	atomic_inc(&testflush_held);
-	pr_info("holding %s (pid %d) in its exit's flush\n", current->comm,
-		task_pid_nr(current));
+	pr_info("holding %s (pid %d) in its exit's %s\n", current->comm,
+		task_pid_nr(current), what);
 	wait_event_timeout(testflush_wq, READ_ONCE(testflush_released),
 			   READ_ONCE(hold_s) * HZ);
 	atomic_dec(&testflush_held);
-	pr_info("%s (pid %d) leaves its exit's flush\n", current->comm,
-		task_pid_nr(current));
+	pr_info("%s (pid %d) leaves its exit's %s\n", current->comm,
+		task_pid_nr(current), what);
+}
+
+static int testflush_flush(struct file *file, fl_owner_t id)
+{
+	testflush_hold(file, READ_ONCE(hold_flush), "flush");
+	return 0;
+}
+
+static int testflush_release(struct inode *inode, struct file *file)
+{
+	testflush_hold(file, READ_ONCE(hold_release), "release");
 	return 0;
 }
 
@@ -81,6 +104,7 @@ static ssize_t testflush_write(struct file *file, const char __user *buf,
 static const struct file_operations testflush_fops = {
 	.owner = THIS_MODULE,
 	.flush = testflush_flush,
+	.release = testflush_release,
 	.read = testflush_read,
 	.write = testflush_write,
 	.llseek = noop_llseek,

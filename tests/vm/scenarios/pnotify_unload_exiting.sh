@@ -8,6 +8,10 @@
 # work, which only the member itself could run, when the flush ends.
 # Then the member is released and exits, running nothing of the unloaded
 # module (a work left queued would run freed text: a splat, or a crash).
+# Second part: a member held in the release of that file, in
+# exit_task_work(), where its exit work is taken to run after the release
+# and cannot be taken off: rmmod pnotify waits, says every 5 s that it
+# waits for that member (its name and pid), and ends once it is released.
 . /lib/pn/lib.sh
 
 dev=/dev/pnotify_testflush
@@ -64,4 +68,31 @@ echo 1 > "$dev"
 wait "$member"
 pn_log "the member exited with status $?"
 pn_assert_eq "tasks held" "held 0 released 1" "$(cat "$dev")"
+
+params=/sys/module/pnotify_testflush/parameters
+echo 0 > "$params/hold_flush"
+echo 1 > "$params/hold_release"
+echo 0 > "$dev"
+pn_load pnotify
+pn_load job
+rm -f /tmp/jid /tmp/go
+jobctl create -- sh -c "exec 3<>$dev; until [ -e /tmp/go ]; do usleep 20000 3<&-; done" \
+	> /tmp/jid &
+member=$!
+pn_wait_file /tmp/jid
+touch /tmp/go
+pn_wait_until "the member held in its exit's release" grep -q '^held 1 ' "$dev"
+grep -q '^works_inflight: [1-9]' /proc/pnotify ||
+	pn_fail "the member's exit work ran before its release: $(cat /proc/pnotify)"
+pn_unload job
+rmmod pnotify &
+unload=$!
+pn_wait_until "the unload's warning naming the member" sh -c \
+	"dmesg | grep -q 'pnotify: unload: waiting for sh (pid $member) to run its exit work'"
+kill -0 "$unload" || pn_fail "rmmod pnotify ended with the member's exit work taken to run"
+dmesg | grep 'pnotify: unload: waiting'
+echo 1 > "$dev"
+wait "$unload" || pn_fail "rmmod pnotify failed"
+wait "$member"
+pn_log "unloaded pnotify once the member ran its exit work (status $?)"
 pn_unload pnotify_testflush
