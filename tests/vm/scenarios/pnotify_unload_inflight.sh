@@ -16,7 +16,6 @@
 # finds another.
 . /lib/pn/lib.sh
 
-knob=/sys/module/pnotify/parameters
 spin_us=0
 params=
 pn_load pnotify
