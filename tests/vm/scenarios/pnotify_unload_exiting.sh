@@ -44,6 +44,7 @@ limit=100
 pn_slow && limit=300
 started=$(date +%s)
 for m in keyring_bridge job pnotify; do
+	began=$(date +%s)
 	rmmod "$m" &
 	unload=$!
 	n=0
@@ -59,7 +60,7 @@ for m in keyring_bridge job pnotify; do
 		pn_fail "rmmod $m not done after $((limit / 10)) s with a member held in its exit"
 	fi
 	wait "$unload" || pn_fail "rmmod $m failed"
-	pn_log "unloaded $m (in $((n / 10)).$((n % 10)) s, $(($(date +%s) - started)) s since the first rmmod)"
+	pn_log "unloaded $m (in $(($(date +%s) - began)) s, $(($(date +%s) - started)) s since the first rmmod)"
 done
 [ -e /sys/module/pnotify ] && pn_fail "pnotify is still loaded"
 grep -q '^held 1 ' "$dev" || pn_fail "the member is no longer held: $(cat "$dev")"
