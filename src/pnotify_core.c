@@ -76,6 +76,7 @@ struct pn_task {
 	struct callback_head prep_work;
 	struct callback_head exec_work;
 	struct callback_head exit_work;
+	struct hlist_bl_node exit_node;	/* on pn_exiting while it is queued */
 	struct rcu_head rcu;
 	/* As a kit: blocks of room bytes of data each, taken from the end. */
 	size_t room;
@@ -84,6 +85,13 @@ struct pn_task {
 };
 
 static struct hlist_bl_head *pn_table;
+/*
+ * The entries whose exit work is queued or running, by task: what an
+ * unload that waits for works in flight names in its warnings.  Bit
+ * locked, as the table; a static empty head is all zeroes.
+ */
+#define PN_EXITING_BITS 6
+static struct hlist_bl_head pn_exiting[1U << PN_EXITING_BITS];
 static LIST_HEAD(pn_events_list);
 static DEFINE_MUTEX(pn_register_mutex);
 /*
@@ -165,6 +173,12 @@ static void pn_test_unloadable(void)
 {
 	WARN_ON(atomic_read(&pn_test_returning));
 }
+
+/* In every log of a load: a production system must not run this build. */
+static void pn_test_build_says_so(void)
+{
+	pr_warn("test build (PNOTIFY_TEST_DELAYS=y): its test_* parameters widen race windows; not for production use\n");
+}
 #else
 #define pn_test_sleep(name) do { } while (0)
 static inline void pn_test_work_end(void) { }
@@ -172,6 +186,7 @@ static inline void pn_test_work_return(void) { }
 static inline void pn_test_unload_begins(void) { }
 static inline void pn_test_drained(void) { }
 static inline void pn_test_unloadable(void) { }
+static inline void pn_test_build_says_so(void) { }
 #endif
 
 static struct {
@@ -666,11 +681,12 @@ static struct pnotify_subscriber *pn_task_find_sub(struct pn_task *e,
 /* Links @sub to @e (locked) and to its subscriber. */
 static void pn_sub_add(struct pn_task *e, struct pnotify_subscriber *sub)
 {
+	/* Before it is on the subscriber's list, where pn_end_one() reads it. */
+	sub->entry = e;
 	raw_spin_lock(&sub->events->subs_lock);
 	list_add_tail(&sub->events_link, &sub->events->subs);
 	raw_spin_unlock(&sub->events->subs_lock);
 	list_add_tail(&sub->task_link, &e->subs);
-	sub->entry = e;
 	e->nr_subs++;
 }
 
@@ -1189,12 +1205,33 @@ static void pn_task_end(struct pn_task *e)
 		pn_task_retire(e, kit);
 }
 
+/* Any context, the exit hook included. */
+static void pn_exiting_add(struct pn_task *e)
+{
+	struct hlist_bl_head *head = &pn_exiting[hash_ptr(e, PN_EXITING_BITS)];
+
+	hlist_bl_lock(head);
+	hlist_bl_add_head(&e->exit_node, head);
+	hlist_bl_unlock(head);
+}
+
+/* Before the exit work's reference on @e goes.  Any context. */
+static void pn_exiting_del(struct pn_task *e)
+{
+	struct hlist_bl_head *head = &pn_exiting[hash_ptr(e, PN_EXITING_BITS)];
+
+	hlist_bl_lock(head);
+	hlist_bl_del_init(&e->exit_node);
+	hlist_bl_unlock(head);
+}
+
 static void pn_exit_work(struct callback_head *work)
 {
 	struct pn_task *e = container_of(work, struct pn_task, exit_work);
 
 	pn_run_forks(e);
 	pn_task_end(e);
+	pn_exiting_del(e);
 	pn_task_put(e);
 	pn_work_done();
 }
@@ -1206,10 +1243,15 @@ void pn_core_exit(struct task_struct *task)
 	/* Pairs with pn_sub_link(): PF_EXITING is set, now look. */
 	smp_mb();
 	e = pn_task_claim(task, PN_EXIT_QUEUED, false);
+	if (!e)
+		return;
+	pn_exiting_add(e);
 	/* Queued before exit_task_work(): it cannot fail here. */
-	if (e && WARN_ON_ONCE(pn_queue_work(task, &e->exit_work, pn_exit_work,
-					    PN_TWA_NONE)))
+	if (WARN_ON_ONCE(pn_queue_work(task, &e->exit_work, pn_exit_work,
+				       PN_TWA_NONE))) {
+		pn_exiting_del(e);
 		pn_task_put(e);
+	}
 }
 
 /* ---- the subscriber API ------------------------------------------------- */
@@ -1626,6 +1668,7 @@ void pn_core_show(struct seq_file *m)
 
 int pn_core_init(void)
 {
+	pn_test_build_says_so();
 	pn_table = kvcalloc(1U << PN_TABLE_BITS, sizeof(*pn_table),
 			    GFP_KERNEL);
 	return pn_table ? 0 : -ENOMEM;
@@ -1636,20 +1679,34 @@ int pn_core_init(void)
 static bool pn_work_is_ours(struct callback_head *work)
 {
 	return work->func == pn_prep_work || work->func == pn_exec_work ||
-	       work->func == pn_call_work;
+	       work->func == pn_call_work || work->func == pn_exit_work;
 }
 
 /*
  * Drops a work taken off its task before it ran.  Every subscriber is gone:
  * a call's subscription ended (which cleared call->sub), an entry has no
- * subscription left, nothing is to dispatch.  Atomic context.
+ * subscription left and no fork pending (each held its subscriber's count,
+ * which unregister waited for), nothing is to dispatch.  Atomic context.
  */
 static void pn_work_drop(struct callback_head *work)
 {
 	struct pn_task *e, *kit = NULL;
 	bool unhashed;
 
-	if (work->func == pn_call_work) {
+	if (work->func == pn_exit_work) {
+		/* What pn_exit_work() would do, with nothing to end. */
+		e = container_of(work, struct pn_task, exit_work);
+		pn_entry_lock(e);
+		WARN_ON_ONCE(e->nr_subs || !list_empty(&e->forks));
+		unhashed = !test_bit(PN_DEAD, &e->flags);
+		if (unhashed)
+			kit = pn_task_unhash(e);
+		pn_entry_unlock(e);
+		if (unhashed)
+			pn_task_retire(e, kit);
+		pn_exiting_del(e);
+		pn_task_put(e);
+	} else if (work->func == pn_call_work) {
 		WARN_ON_ONCE(container_of(work, struct pn_call, work)->sub);
 		kfree(container_of(work, struct pn_call, work));
 	} else if (work->func == pn_exec_work) {
@@ -1670,10 +1727,14 @@ static void pn_work_drop(struct callback_head *work)
 }
 
 /*
- * Works still queued on tasks that do not run (stopped by SIGSTOP or a
- * tracer) would hold the unload until those tasks ran again, which their
- * owners decide: take them off and drop them.  Exit works are left to run:
- * an exiting task does not stop.
+ * Works still queued on tasks that do not run would hold the unload until
+ * those tasks ran again, which their owners decide: take them off and drop
+ * them.  A task stopped by SIGSTOP or a tracer holds its prep, exec and
+ * call works; an exiting one its exit work, queued by the exit hook before
+ * exit_files(), where the task may block without bound (a flush to a
+ * stopped FUSE daemon of its user's own mount).  pn_task_work_cancel()
+ * takes a work off only while task_work_run() has not taken it, so that
+ * each work either runs in full (the drain waits for it) or never does.
  */
 static void pn_cancel_works(void)
 {
@@ -1700,15 +1761,63 @@ static void pn_cancel_works(void)
 #error "pnotify needs CONFIG_TASKS_RCU on a preemptible kernel (unload safety)"
 #endif
 
+#define PN_DRAIN_WARN_S 5
+#define PN_DRAIN_WARN_TASKS 8
+
+/*
+ * The works the drain still waits for are running, or next to run in a
+ * task_work_run() that took them with others before them: said every
+ * PN_DRAIN_WARN_S seconds, naming the exiting tasks among them (an entry
+ * on pn_exiting holds its task).
+ */
+static void pn_drain_warn(unsigned int waited_s)
+{
+	struct {
+		char comm[TASK_COMM_LEN];
+		pid_t pid;
+	} seen[PN_DRAIN_WARN_TASKS];
+	struct hlist_bl_node *pos;
+	unsigned int i, n = 0, nr = 0;
+	struct pn_task *e;
+
+	for (i = 0; i < ARRAY_SIZE(pn_exiting); i++) {
+		hlist_bl_lock(&pn_exiting[i]);
+		hlist_bl_for_each_entry(e, pos, &pn_exiting[i], exit_node) {
+			if (n < ARRAY_SIZE(seen)) {
+				strscpy(seen[n].comm, e->task->comm,
+					sizeof(seen[n].comm));
+				seen[n].pid = task_pid_nr(e->task);
+				n++;
+			}
+			nr++;
+		}
+		hlist_bl_unlock(&pn_exiting[i]);
+	}
+	pr_warn("unload: waiting %u s for %ld task works in flight, %u of them exit works\n",
+		waited_s, atomic_long_read(&pn_stats.works_inflight), nr);
+	for (i = 0; i < n; i++)
+		pr_warn("unload: waiting for %s (pid %d) to run its exit work\n",
+			seen[i].comm, seen[i].pid);
+}
+
 /*
  * Called after the hooks are gone and every subscriber has unregistered:
- * every entry has ended or gone idle, and no new work can be queued.
+ * every entry has ended or gone idle, and no new work can be queued.  The
+ * works left after the cancel are running or taken to run: the drain waits
+ * for them, in sleeps of PN_DRAIN_WARN_S seconds, each a warning.
  */
 void pn_core_exit_module(void)
 {
+	unsigned int waited_s = 0;
+
 	pn_test_unload_begins();
 	pn_cancel_works();
-	wait_event(pn_drain_wq, !atomic_long_read(&pn_stats.works_inflight));
+	while (!wait_event_timeout(pn_drain_wq,
+				   !atomic_long_read(&pn_stats.works_inflight),
+				   PN_DRAIN_WARN_S * HZ)) {
+		waited_s += PN_DRAIN_WARN_S;
+		pn_drain_warn(waited_s);
+	}
 	pn_test_drained();
 	/*
 	 * The last pn_work_done() sections first: RCU Tasks alone would miss

@@ -147,12 +147,16 @@ install_lane() {
 
 # The unload races, their windows widened by the test build's knobs, on the
 # debug kernel booted with slab poisoning and full preemption (they skip
-# themselves in the debug lane's boot).  In the second stream, after the
-# install lane: build-debug-kernel.sh is cached, and locked while it builds.
+# themselves in the debug lane's boot), and the unload with a member held
+# in its exit.  PN_EXPECT_TEST_BUILD=1: a race scenario that finds no
+# knobs fails instead of running unwidened.  In the second stream, after
+# the install lane: build-debug-kernel.sh is cached, and locked while it
+# builds.
 debug_unload_lane() {
 	has_lane debug-unload || return 0
 	debug_lane debug-unload "$("$top/scripts/build-debug-kernel.sh")" \
-		--append "preempt=full slub_debug=FZP" job_unload_race pnotify_unload_inflight
+		--append "preempt=full slub_debug=FZP" --env PN_EXPECT_TEST_BUILD=1 \
+		job_unload_race pnotify_unload_inflight pnotify_unload_exiting
 }
 
 # Two streams of lanes at once, one per core: a TCG guest runs on one host

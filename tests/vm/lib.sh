@@ -101,3 +101,18 @@ pn_scale() {
 	[ "$_n" -ge 1 ] || _n=1
 	echo "$_n"
 }
+
+# pn_test_build KNOB: true if pnotify (loaded) is the test build, which has
+# the parameter KNOB and said so at load; false if it is not, which fails
+# the scenario where the lane requires the test build (PN_EXPECT_TEST_BUILD=1,
+# tests/run-all.sh's debug-unload lane).
+pn_test_build() {
+	if [ ! -e "/sys/module/pnotify/parameters/$1" ]; then
+		[ "${PN_EXPECT_TEST_BUILD:-0}" != 1 ] ||
+			pn_fail "PN_EXPECT_TEST_BUILD=1, but pnotify is not the test build (no parameter $1)"
+		return 1
+	fi
+	dmesg | grep -q 'pnotify: test build' ||
+		pn_fail "the test build did not say so at load"
+	return 0
+}

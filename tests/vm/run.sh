@@ -29,7 +29,7 @@ usage: $0 [options] SCENARIO... | all
   --scenarios DIR     scenario directory (default $here/scenarios)
   --timeout SECONDS   per-scenario timeout (default 300)
   --append "ARGS"     extra kernel command line
-  --env "K=V;K=V"     variables exported to the scenarios
+  --env "K=V;K=V"     variables exported to the scenarios (repeatable)
   --add DIR=PATH      also put the files of DIR in the image under PATH
   --shell             boot to an interactive shell (pnotify + --load loaded)
   --load MOD,MOD      extra modules to load in --shell mode
@@ -147,7 +147,7 @@ while [ $# -gt 0 ]; do
 		--scenarios) scendir=$2 ;;
 		--timeout) timeout=$2 ;;
 		--append) append=$2 ;;
-		--env) env=$2 ;;
+		--env) env=${env:+$env;}$2 ;;
 		--load) load=$2 ;;
 		--parse) parse=$2 ;;
 		--add) adds+=(--add "$2") ;;
