@@ -1697,7 +1697,11 @@ static void pn_work_drop(struct callback_head *work)
 		/* What pn_exit_work() would do, with nothing to end. */
 		e = container_of(work, struct pn_task, exit_work);
 		pn_entry_lock(e);
-		WARN_ON_ONCE(e->nr_subs || !list_empty(&e->forks));
+		/* A subscription still linked would be left to a freed entry. */
+		if (WARN_ON_ONCE(e->nr_subs || !list_empty(&e->forks))) {
+			pn_entry_unlock(e);
+			goto uncount;
+		}
 		unhashed = !test_bit(PN_DEAD, &e->flags);
 		if (unhashed)
 			kit = pn_task_unhash(e);
@@ -1723,6 +1727,7 @@ static void pn_work_drop(struct callback_head *work)
 			pn_task_retire(e, kit);
 		pn_task_put(e);
 	}
+uncount:
 	pn_work_uncount();
 }
 
