@@ -3866,16 +3866,19 @@ static const struct job_test tests[] = {
 	{ "kill during a fork storm (SIGTERM)", .run = test_storm_sigterm },
 	{ "membership from the instant of fork", .run = test_membership_at_fork },
 	{ "membership at fork, seen by a third process",
-	  .run = test_membership_seen_by_third, .rounds = 1000, .slow_rounds = 100 },
+	  .run = test_membership_seen_by_third, .rounds = 1000, .slow_rounds = 30 },
 	{ "membership of a child still in TASK_NEW", .run = test_task_new_child,
 	  .rounds = 5 },
+	/*
+	 * On a debug kernel a slow-fork round takes a minute: one round
+	 * of a single- and of a multi-threaded test there.
+	 */
 	{ "handled SIGUSR1 during slow forks", .plan = &handled_plan,
-	  .sig = SIGUSR1, .rounds = 5 },
+	  .sig = SIGUSR1, .rounds = 5, .slow_rounds = 1 },
 	{ "handled SIGTERM during slow forks", .plan = &handled_plan,
-	  .sig = SIGTERM, .rounds = 5 },
+	  .sig = SIGTERM, .rounds = 5, .slow_rounds = -1 },
 	{ "SIGSTOP and SIGCONT during slow forks", .plan = &handled_plan,
-	  .sig = SIGSTOP, .rounds = 5 },
-	/* On a debug kernel a slow-fork round takes half a minute: one. */
+	  .sig = SIGSTOP, .rounds = 5, .slow_rounds = -1 },
 	{ "SIGKILL during slow forks", .plan = &handled_plan, .sig = SIGKILL,
 	  .rounds = 3, .slow_rounds = -1 },
 	{ "SIGTERM, not handled, during slow forks", .plan = &default_term_plan,
