@@ -142,6 +142,14 @@ struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
 					   struct pnotify_events *events,
 					   gfp_t gfp);
 int pnotify_establish(struct pnotify_subscriber *sub);
+/*
+ * pnotify_establish() in place of the task's subscription to the same
+ * subscriber, if it has one, in one step: a fork of the task inherits the
+ * one or the other, never neither.  The replaced subscription then ends as
+ * by pnotify_unsubscribe(), its exit callback included.  Never -EEXIST;
+ * on an error the task keeps what it had.
+ */
+int pnotify_replace(struct pnotify_subscriber *sub);
 void pnotify_discard(struct pnotify_subscriber *sub);
 int pnotify_unsubscribe(struct task_struct *task,
 			struct pnotify_events *events);

@@ -363,8 +363,9 @@ static struct job *job_of_task(struct task_struct *task)
 }
 
 /*
- * Makes @task a member of @job with the subscription prepared for it,
- * leaving any job it was in; consumes @sub.  Under job_move_lock, in an
+ * Makes @task a member of @job with the subscription prepared for it, in
+ * place of its membership of another job in one step (a fork meanwhile is
+ * in the one or the other); consumes @sub.  Under job_move_lock, in an
  * attach (job->attaching), so that the job can neither end nor start
  * detaching meanwhile.
  */
@@ -375,15 +376,17 @@ static int job_attach_task(struct job *job, struct task_struct *task,
 	struct job_process *process;
 	int err;
 
-	pnotify_unsubscribe(task, &job_events);
 	raw_spin_lock_irq(&job->lock);
 	process = job_process_find_locked(job, task);
 	job_member_add_locked(job, m, task, process);
 	raw_spin_unlock_irq(&job->lock);
-	err = pnotify_establish(sub);
+	err = pnotify_replace(sub);
 	if (err) {
 		job_member_unwind(m, !process);
 		pnotify_discard(sub);
+		/* Exiting, it cannot fork any more: it leaves its old job now. */
+		if (err == -ESRCH)
+			pnotify_unsubscribe(task, &job_events);
 		return err;
 	}
 	job_notify(job, JOB_EVENT_JOIN, task);
@@ -549,12 +552,8 @@ int job_attach_process(struct job *job, struct task_struct *leader)
 				continue;
 			}
 			err = job_attach_task(job, tasks[i], sub);
-			/*
-			 * Exiting, it has left its old job and stays out of
-			 * this one; born meanwhile with its parent's job, the
-			 * next pass sees where it is.
-			 */
-			if (err == -ESRCH || err == -EEXIST)
+			/* Exiting, it has left its old job, and stays out. */
+			if (err == -ESRCH)
 				err = 0;
 			else if (!err)
 				total++;

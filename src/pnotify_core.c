@@ -690,31 +690,6 @@ static void pn_sub_add(struct pn_task *e, struct pnotify_subscriber *sub)
 	e->nr_subs++;
 }
 
-/*
- * Links @sub to its task's entry @e (locked), from process context.  The
- * store-buffer pairing with pn_core_exit(): either the exit hook finds this
- * entry, or we see PF_EXITING here and refuse a task whose exit work will
- * not come.
- */
-static int pn_sub_link(struct pn_task *e, struct pnotify_subscriber *sub)
-{
-	struct pnotify_events *events = sub->events;
-
-	/* Orders our table insert before the PF_EXITING read. */
-	smp_mb();
-	if (test_bit(PN_DEAD, &e->flags) ||
-	    ((READ_ONCE(e->task->flags) & PF_EXITING) &&
-	     !test_bit(PN_EXIT_QUEUED, &e->flags)))
-		return -ESRCH;
-	if (pn_task_find_sub(e, events, NULL))
-		return -EEXIST;
-	/* Read under the entry lock, which unregister's end loop takes. */
-	if (READ_ONCE(events->dying))
-		return -ENOENT;
-	pn_sub_add(e, sub);
-	return 0;
-}
-
 /* Unlinks @sub from @e (locked); the caller then drops the link's ref. */
 static void pn_sub_unlink(struct pn_task *e, struct pnotify_subscriber *sub)
 {
@@ -723,6 +698,40 @@ static void pn_sub_unlink(struct pn_task *e, struct pnotify_subscriber *sub)
 	raw_spin_unlock(&sub->events->subs_lock);
 	list_del_init(&sub->task_link);
 	e->nr_subs--;
+}
+
+/*
+ * Links @sub to its task's entry @e (locked), from process context, in
+ * place of the task's subscription to the same subscriber when @replaced
+ * is given: that one is unlinked and returned there, for the caller to
+ * drop its link's reference once unlocked.  The store-buffer pairing with
+ * pn_core_exit(): either the exit hook finds this entry, or we see
+ * PF_EXITING here and refuse a task whose exit work will not come.
+ */
+static int pn_sub_link(struct pn_task *e, struct pnotify_subscriber *sub,
+		       struct pnotify_subscriber **replaced)
+{
+	struct pnotify_events *events = sub->events;
+	struct pnotify_subscriber *old;
+
+	/* Orders our table insert before the PF_EXITING read. */
+	smp_mb();
+	if (test_bit(PN_DEAD, &e->flags) ||
+	    ((READ_ONCE(e->task->flags) & PF_EXITING) &&
+	     !test_bit(PN_EXIT_QUEUED, &e->flags)))
+		return -ESRCH;
+	old = pn_task_find_sub(e, events, NULL);
+	if (old && !replaced)
+		return -EEXIST;
+	/* Read under the entry lock, which unregister's end loop takes. */
+	if (READ_ONCE(events->dying))
+		return -ENOENT;
+	if (old) {
+		pn_sub_unlink(e, old);
+		*replaced = old;
+	}
+	pn_sub_add(e, sub);
+	return 0;
 }
 
 /*
@@ -763,11 +772,14 @@ static bool pn_sub_end(struct pn_task *e, struct pnotify_subscriber *sub)
 /*
  * Establishes the prepared @sub on @task, making an entry for it if needed,
  * with a kit that fits the new subscription before it is visible: a fork
- * right after inherits it.
+ * right after inherits it.  With @replace, in place of the task's
+ * subscription to the same subscriber, which then ends.
  */
-static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub)
+static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub,
+		     bool replace)
 {
 	struct pn_task *new = sub->spare_entry, *kit = sub->spare_kit;
+	struct pnotify_subscriber *replaced = NULL;
 	size_t room = sub->events->data_size;
 	struct pn_task *e, *old = NULL;
 	bool unhashed = false, refill = false;
@@ -784,7 +796,7 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub)
 	need = max(need, room);
 	if (!pn_kit_fits(e->kit, nr + 1, need) && pn_kit_fits(kit, nr + 1, need))
 		swap(e->kit, kit);
-	err = pn_sub_link(e, sub);
+	err = pn_sub_link(e, sub, replace ? &replaced : NULL);
 	if (err)
 		unhashed = pn_task_unhash_if_idle(e, &old);
 	else if (!pn_kit_fits(e->kit, nr + 1, need))
@@ -802,6 +814,8 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub)
 	if (e != new)
 		pn_task_put(new);
 	pn_entry_free(kit);
+	if (replaced)
+		pn_sub_put(replaced);
 	return err;
 }
 
@@ -810,9 +824,18 @@ int pnotify_establish(struct pnotify_subscriber *sub)
 	might_sleep();
 	if (!pn_task_is_user(sub->task))
 		return -EINVAL;
-	return pn_attach(sub->task, sub);
+	return pn_attach(sub->task, sub, false);
 }
 EXPORT_SYMBOL_GPL(pnotify_establish);
+
+int pnotify_replace(struct pnotify_subscriber *sub)
+{
+	might_sleep();
+	if (!pn_task_is_user(sub->task))
+		return -EINVAL;
+	return pn_attach(sub->task, sub, true);
+}
+EXPORT_SYMBOL_GPL(pnotify_replace);
 
 /* ---- fork --------------------------------------------------------------- */
 
@@ -1012,7 +1035,7 @@ static int pn_fork_one(struct pn_task *e, struct pnotify_subscriber *sub,
 		return ret;
 	}
 	pn_entry_lock(e);
-	ret = pn_sub_link(e, sub);
+	ret = pn_sub_link(e, sub, NULL);
 	pn_entry_unlock(e);
 	/* Established by fork but not linkable (unregistering): end it now. */
 	if (ret)
@@ -1513,7 +1536,7 @@ static int pn_run_init_pass(struct pnotify_events *events)
 			atomic_long_inc(&events->nr_init);
 			taken++;
 			/* Exited or inherited meanwhile: end it, balanced. */
-			if (pn_attach(tasks[i], sub))
+			if (pn_attach(tasks[i], sub, false))
 				pn_sub_free(sub, true);
 		}
 next:

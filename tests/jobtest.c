@@ -2452,6 +2452,80 @@ out:
 	munmap(churn, sizeof(*churn));
 }
 
+#define MOVE_FORKERS		2	/* threads that fork while the process moves */
+
+/* What the forking threads of a process that moves count. */
+struct move_forks {
+	int stop;
+	int children;
+	int outside;		/* children in no job */
+};
+
+/* A thread that forks until told; each child checks it is in a job. */
+static void *fork_while_moving(void *arg)
+{
+	struct move_forks *forks = arg;
+
+	while (!__atomic_load_n(&forks->stop, __ATOMIC_ACQUIRE)) {
+		pid_t child = fork();
+
+		if (child == 0)
+			_exit(job_getjid(getpid()) == NO_JID ? 1 : 0);
+		if (child < 0)
+			continue;
+		__atomic_fetch_add(&forks->children, 1, __ATOMIC_RELAXED);
+		if (!exited_with(wait_for(child), 0))
+			__atomic_fetch_add(&forks->outside, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * A process creates a new job again and again, each time leaving the one
+ * it was in, while two of its threads fork all the while: every child is
+ * in the old job or in the new one, never in none (each thread's
+ * membership is replaced in one step).
+ */
+static void test_fork_during_create(void)
+{
+	struct move_forks *forks;
+	int status;
+	pid_t pid;
+
+	forks = mmap(NULL, sizeof(*forks), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!expect(forks != MAP_FAILED, "mmap: %m"))
+		return;
+	memset(forks, 0, sizeof(*forks));
+	pid = fork_flushed();
+	if (pid == 0) {
+		pthread_t forkers[MOVE_FORKERS];
+
+		/* Its jobs end with it: none is tracked (there are many). */
+		die_with_parent();
+		if (job_create(0, 0, 0) == NO_JID)
+			_exit(2);
+		for (int i = 0; i < MOVE_FORKERS; i++)
+			if (pthread_create(&forkers[i], NULL, fork_while_moving, forks))
+				_exit(3);
+		/* A round is a child forked. */
+		while (more_rounds(__atomic_load_n(&forks->children, __ATOMIC_RELAXED) + 1)) {
+			if (job_create(0, 0, 0) == NO_JID)
+				_exit(4);
+		}
+		__atomic_store_n(&forks->stop, 1, __ATOMIC_RELEASE);
+		for (int i = 0; i < MOVE_FORKERS; i++)
+			pthread_join(forkers[i], NULL);
+		_exit(0);
+	}
+	status = wait_for(pid);
+	expect(exited_with(status, 0), "the moving process ended with status %#x", status);
+	expect(!forks->outside, "%d of %d children forked during the creates were in no job",
+	       forks->outside, forks->children);
+	note("%d children forked during the creates", forks->children);
+	munmap(forks, sizeof(*forks));
+}
+
 #define RACE_PROBES		4
 
 /* A process outside any job that forks on request (see spawn_probe()). */
@@ -3901,6 +3975,8 @@ static const struct job_test tests[] = {
 	  .run = test_owner_kills_during_slow_forks, .rounds = 2, .slow_rounds = -1 },
 	{ "threads created during attach and detach", .run = test_threads_during_moves,
 	  .rounds = THREAD_MOVE_ROUNDS, .slow_rounds = SLOW_THREAD_MOVE_ROUNDS },
+	{ "forks during create from a job", .run = test_fork_during_create,
+	  .rounds = 1000, .slow_rounds = 50 },
 	{ "detachjid racing attachpid", .run = test_detach_races_attach,
 	  .rounds = 100, .slow_rounds = 30 },
 	{ "waitjid wake-up and status", .run = test_waitjid },
