@@ -394,6 +394,14 @@ static int job_attach_task(struct job *job, struct task_struct *task,
 }
 
 /*
+ * How many passes a move makes at most: a process whose threads keep making
+ * threads from threads not yet moved (each makes one and exits) could
+ * outrun the passes for ever, holding job_move_lock.  Real programs need a
+ * few.
+ */
+#define JOB_MOVE_PASSES_MAX	1000
+
+/*
  * kvcalloc() that, when @wait, waits for memory, unless the caller is being
  * killed: on 5.10, kvmalloc() hands __GFP_NOFAIL to kmalloc() alone, which
  * warns for the larger sizes.
@@ -502,16 +510,16 @@ static struct pnotify_subscriber **job_prepare_threads(struct job *job,
  * inherit the job in the fork itself.  All or nothing: the first pass
  * prepares everything before it moves a thread, so that without memory it
  * moves nothing, and the later ones, which cannot undo it (the threads'
- * old job may have ended), wait for memory.  Only unload (-ENOENT) and a
- * fatal signal of the caller (-EINTR: a process that keeps making threads
- * from threads not yet moved can outrun the passes) stop one midway.  The
- * job cannot end or start detaching meanwhile
+ * old job may have ended), wait for memory.  Only unload (-ENOENT), a
+ * fatal signal of the caller (-EINTR) and a process that outruns
+ * JOB_MOVE_PASSES_MAX passes (-EAGAIN) stop one midway, with every thread
+ * in a job still.  The job cannot end or start detaching meanwhile
  * (job->attaching, job_move_lock held); if it has no member after, it
  * ends.  Returns 0 or < 0.
  */
 int job_attach_process(struct job *job, struct task_struct *leader)
 {
-	int n, i, candidates, total = 0, err;
+	int n, i, candidates, passes = 0, total = 0, err;
 	struct pnotify_subscriber **subs;
 	struct task_struct **tasks;
 	bool later = false, end;
@@ -526,6 +534,10 @@ int job_attach_process(struct job *job, struct task_struct *leader)
 	do {
 		if (later && fatal_signal_pending(current)) {
 			err = -EINTR;
+			break;
+		}
+		if (++passes > JOB_MOVE_PASSES_MAX) {
+			err = -EAGAIN;
 			break;
 		}
 		n = job_process_threads(leader, &tasks, later);
@@ -576,14 +588,17 @@ int job_attach_process(struct job *job, struct task_struct *leader)
 /*
  * Detaches every thread of the process @leader from its job, again until a
  * pass finds none left in: a thread created meanwhile by a member inherits
- * the job.  Returns the threads detached or < 0.
+ * the job.  Returns the threads detached or < 0 (-EAGAIN: outrun, see
+ * JOB_MOVE_PASSES_MAX; the rest is still in).
  */
 int job_detach_process(struct task_struct *leader)
 {
+	int n, i, detached, passes = 0, total = 0;
 	struct task_struct **tasks;
-	int n, i, detached, total = 0;
 
 	do {
+		if (++passes > JOB_MOVE_PASSES_MAX)
+			return -EAGAIN;
 		n = job_process_threads(leader, &tasks, false);
 		if (n < 0)
 			return n;
