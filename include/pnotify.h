@@ -146,10 +146,14 @@ int pnotify_establish(struct pnotify_subscriber *sub);
  * pnotify_establish() in place of the task's subscription to the same
  * subscriber, if it has one, in one step: a fork of the task inherits the
  * one or the other, never neither.  The replaced subscription then ends as
- * by pnotify_unsubscribe(), its exit callback included.  Never -EEXIST;
- * on an error the task keeps what it had.
+ * by pnotify_unsubscribe(), its exit callback included.  -EEXIST only if
+ * @same (called under the task's entry lock: atomic, see the inherit
+ * callback) says the one it has already stands for @new; on an error the
+ * task keeps what it had.
  */
-int pnotify_replace(struct pnotify_subscriber *sub);
+typedef bool (*pnotify_same_fn)(const struct pnotify_subscriber *old,
+				const struct pnotify_subscriber *new);
+int pnotify_replace(struct pnotify_subscriber *sub, pnotify_same_fn same);
 void pnotify_discard(struct pnotify_subscriber *sub);
 int pnotify_unsubscribe(struct task_struct *task,
 			struct pnotify_events *events);

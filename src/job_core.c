@@ -362,6 +362,15 @@ static struct job *job_of_task(struct task_struct *task)
 	return job;
 }
 
+/* Under the task's entry lock (atomic): a membership of the same job. */
+static bool job_same_job(const struct pnotify_subscriber *old,
+			 const struct pnotify_subscriber *new)
+{
+	const struct job_member *was = old->data, *is = new->data;
+
+	return was->job == is->job;
+}
+
 /*
  * Makes @task a member of @job with the subscription prepared for it, in
  * place of its membership of another job in one step (a fork meanwhile is
@@ -380,7 +389,7 @@ static int job_attach_task(struct job *job, struct task_struct *task,
 	process = job_process_find_locked(job, task);
 	job_member_add_locked(job, m, task, process);
 	raw_spin_unlock_irq(&job->lock);
-	err = pnotify_replace(sub);
+	err = pnotify_replace(sub, job_same_job);
 	if (err) {
 		job_member_unwind(m, !process);
 		pnotify_discard(sub);
@@ -564,8 +573,11 @@ int job_attach_process(struct job *job, struct task_struct *leader)
 				continue;
 			}
 			err = job_attach_task(job, tasks[i], sub);
-			/* Exiting, it has left its old job, and stays out. */
-			if (err == -ESRCH)
+			/*
+			 * Exiting, it has left its old job, and stays out;
+			 * born meanwhile with its parent's job, it is in.
+			 */
+			if (err == -ESRCH || err == -EEXIST)
 				err = 0;
 			else if (!err)
 				total++;

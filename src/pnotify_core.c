@@ -703,13 +703,14 @@ static void pn_sub_unlink(struct pn_task *e, struct pnotify_subscriber *sub)
 /*
  * Links @sub to its task's entry @e (locked), from process context, in
  * place of the task's subscription to the same subscriber when @replaced
- * is given: that one is unlinked and returned there, for the caller to
- * drop its link's reference once unlocked.  The store-buffer pairing with
+ * is given and @same (if any) says they differ: that one is unlinked and
+ * returned there, for the caller to drop its link's reference once
+ * unlocked.  The store-buffer pairing with
  * pn_core_exit(): either the exit hook finds this entry, or we see
  * PF_EXITING here and refuse a task whose exit work will not come.
  */
 static int pn_sub_link(struct pn_task *e, struct pnotify_subscriber *sub,
-		       struct pnotify_subscriber **replaced)
+		       struct pnotify_subscriber **replaced, pnotify_same_fn same)
 {
 	struct pnotify_events *events = sub->events;
 	struct pnotify_subscriber *old;
@@ -721,7 +722,7 @@ static int pn_sub_link(struct pn_task *e, struct pnotify_subscriber *sub,
 	     !test_bit(PN_EXIT_QUEUED, &e->flags)))
 		return -ESRCH;
 	old = pn_task_find_sub(e, events, NULL);
-	if (old && !replaced)
+	if (old && (!replaced || (same && same(old, sub))))
 		return -EEXIST;
 	/* Read under the entry lock, which unregister's end loop takes. */
 	if (READ_ONCE(events->dying))
@@ -773,10 +774,10 @@ static bool pn_sub_end(struct pn_task *e, struct pnotify_subscriber *sub)
  * Establishes the prepared @sub on @task, making an entry for it if needed,
  * with a kit that fits the new subscription before it is visible: a fork
  * right after inherits it.  With @replace, in place of the task's
- * subscription to the same subscriber, which then ends.
+ * subscription to the same subscriber (unless @same), which then ends.
  */
 static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub,
-		     bool replace)
+		     bool replace, pnotify_same_fn same)
 {
 	struct pn_task *new = sub->spare_entry, *kit = sub->spare_kit;
 	struct pnotify_subscriber *replaced = NULL;
@@ -793,10 +794,13 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub,
 	pn_hooks_put();		/* the entry holds them now */
 	e = pn_task_get_or_insert(new);
 	pn_task_needs(e, &nr, &need);
+	/* A replace leaves the task as many subscriptions as before. */
+	if (replace && pn_task_find_sub(e, sub->events, NULL))
+		nr--;
 	need = max(need, room);
 	if (!pn_kit_fits(e->kit, nr + 1, need) && pn_kit_fits(kit, nr + 1, need))
 		swap(e->kit, kit);
-	err = pn_sub_link(e, sub, replace ? &replaced : NULL);
+	err = pn_sub_link(e, sub, replace ? &replaced : NULL, same);
 	if (err)
 		unhashed = pn_task_unhash_if_idle(e, &old);
 	else if (!pn_kit_fits(e->kit, nr + 1, need))
@@ -824,16 +828,16 @@ int pnotify_establish(struct pnotify_subscriber *sub)
 	might_sleep();
 	if (!pn_task_is_user(sub->task))
 		return -EINVAL;
-	return pn_attach(sub->task, sub, false);
+	return pn_attach(sub->task, sub, false, NULL);
 }
 EXPORT_SYMBOL_GPL(pnotify_establish);
 
-int pnotify_replace(struct pnotify_subscriber *sub)
+int pnotify_replace(struct pnotify_subscriber *sub, pnotify_same_fn same)
 {
 	might_sleep();
 	if (!pn_task_is_user(sub->task))
 		return -EINVAL;
-	return pn_attach(sub->task, sub, true);
+	return pn_attach(sub->task, sub, true, same);
 }
 EXPORT_SYMBOL_GPL(pnotify_replace);
 
@@ -1035,7 +1039,7 @@ static int pn_fork_one(struct pn_task *e, struct pnotify_subscriber *sub,
 		return ret;
 	}
 	pn_entry_lock(e);
-	ret = pn_sub_link(e, sub, NULL);
+	ret = pn_sub_link(e, sub, NULL, NULL);
 	pn_entry_unlock(e);
 	/* Established by fork but not linkable (unregistering): end it now. */
 	if (ret)
@@ -1536,7 +1540,7 @@ static int pn_run_init_pass(struct pnotify_events *events)
 			atomic_long_inc(&events->nr_init);
 			taken++;
 			/* Exited or inherited meanwhile: end it, balanced. */
-			if (pn_attach(tasks[i], sub, false))
+			if (pn_attach(tasks[i], sub, false, NULL))
 				pn_sub_free(sub, true);
 		}
 next:
