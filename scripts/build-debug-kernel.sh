@@ -5,17 +5,17 @@
 #   scripts/build-debug-kernel.sh --rt    # Debian 13's linux-source-6.12,
 #                                         # PREEMPT_RT
 #
-# x86_64 defconfig, kvm_guest.config, tests/debug-kernel/debug.config (and
-# rt.config for --rt).  The tree is cached outside the clone, keyed by the
-# fragments, the build recipe and the source package's version, so it is
-# rebuilt only when one of them changes (about 20 minutes on 2 cores); an
-# interrupted build is resumed.
+# x86_64 defconfig, kvm_guest.config, tests/debug-kernel/debug.config and
+# trim.config (and rt.config for --rt).  The tree is cached outside the
+# clone, keyed by the fragments, the build recipe and the source package's
+# version, so it is rebuilt only when one of them changes (about 15 minutes
+# on 2 cores); an interrupted build is resumed.
 # Debian 13's source comes from a Debian 13 chroot (scripts/debian-chroot.sh),
 # the machine's apt is not touched.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${PN_CACHE:-/var/cache/pnotify}
-fragments=("$top/tests/debug-kernel/debug.config")
+fragments=("$top/tests/debug-kernel/debug.config" "$top/tests/debug-kernel/trim.config")
 
 case ${1:-} in
 '')

@@ -108,9 +108,22 @@ debug_lane() {
 	fi
 }
 
+# The debug lane in two boots, one in each stream: every scenario but
+# jobtest's, and jobtest's (about 20 minutes there, PN_DEBUG_SECOND_SCENARIOS)
+# as the debug-jobtest lane, in the second stream after debug-unload.
+debug_second_boot=${PN_DEBUG_SECOND_SCENARIOS:-job_jobtest job_compat32}
+
+debug_first_boot() {
+	local s
+	for s in $("$top/tests/vm/run.sh" --list); do
+		[[ " $debug_second_boot " = *" $s "* ]] || echo "$s"
+	done
+}
+
 debug_lanes() {
 	if has_lane debug; then
-		debug_lane debug "$("$top/scripts/build-debug-kernel.sh")"
+		# shellcheck disable=SC2046 # a list of scenarios
+		debug_lane debug "$("$top/scripts/build-debug-kernel.sh")" $(debug_first_boot)
 	fi
 	# PREEMPT_RT, where a sleeping lock taken by a hook is a bug: the
 	# scenarios that fork, exec and exit through every hook and reload
@@ -159,9 +172,15 @@ debug_unload_lane() {
 		job_unload_race pnotify_unload_inflight pnotify_unload_exiting
 }
 
+debug_jobtest_lane() {
+	has_lane debug || return 0
+	# shellcheck disable=SC2086 # a list of scenarios
+	debug_lane debug-jobtest "$("$top/scripts/build-debug-kernel.sh")" $debug_second_boot
+}
+
 # Two streams of lanes at once, one per core: a TCG guest runs on one host
 # thread, so the second core would idle through a lane.  The second stream's
-# lines are prefixed with its name; its totals come back through a file.
+# lines are prefixed "[stream 2]"; its totals come back through a file.
 stream_counts=$top/build/lanes-other.counts
 rm -f "$stream_counts"
 (
@@ -169,8 +188,9 @@ rm -f "$stream_counts"
 	kernels_lane
 	install_lane
 	debug_unload_lane
+	debug_jobtest_lane
 	echo "$passed $failed $skipped" > "$stream_counts"
-) 2>&1 | sed -u 's/^/[kernels+install+debug-unload] /' &
+) 2>&1 | sed -u 's/^/[stream 2] /' &
 other_stream=$!
 
 stock_lanes
@@ -180,7 +200,7 @@ wait "$other_stream"
 if read -r p f s < "$stream_counts"; then
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 else
-	echo "FAIL kernels, install and debug-unload lanes: no result"
+	echo "FAIL kernels, install, debug-unload and debug-jobtest lanes: no result"
 	failed=$((failed + 1))
 fi
 

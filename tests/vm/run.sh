@@ -85,12 +85,14 @@ parse_log() {
 		# never what a scenario prints itself.
 		if ((indmesg || text ~ /\[ *[0-9]+\.[0-9]+\] /) && text ~ splat_re &&
 		    text !~ /Kernel command line:/)
-			splat(cur == "" ? "boot/shutdown" : cur, text)
+			splat(leaks != "" ? leaks : cur == "" ? "boot/shutdown" : cur, text)
 		if (cur != "" && !indmesg && line ~ /^SKIP: /) skipwhy[cur] = substr(line, 7)
 		if (!i) next
 		n = split(substr(line, i + 5), f, " ")
 		indmesg = 0
+		leaks = ""
 		if (f[1] == "BOOT") indmesg = 1
+		else if (f[1] == "LEAKS") { indmesg = 1; leaks = f[2] }
 		else if (f[1] == "BEGIN") { cur = f[2]; up0[cur] = f[3] }
 		else if (f[1] == "DMESG") indmesg = 1
 		else if (f[1] == "END") {
