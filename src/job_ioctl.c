@@ -463,6 +463,7 @@ static long job_ioctl_common(unsigned int cmd, void __user *uarg, bool compat)
 	union job_args args;
 	const struct job_op *op;
 	unsigned int nr = _IOC_NR(cmd);
+	void *ubuf;
 	size_t usize;
 	long err;
 
@@ -474,9 +475,16 @@ static long job_ioctl_common(unsigned int cmd, void __user *uarg, bool compat)
 	op = &job_ops[nr];
 	compat = compat && op->fields;
 	usize = compat ? job_convert(op, NULL, NULL, false) : op->size;
+	ubuf = compat ? (void *)compat_buf : (void *)&args;
 	memset(&args, 0, sizeof(args));
-	if (copy_from_user(compat ? (void *)compat_buf : (void *)&args, uarg,
-			   usize))
+	if (copy_from_user(ubuf, uarg, usize))
+		return -EFAULT;
+	/*
+	 * A request whose answer cannot be written back fails before it
+	 * moves, detaches or signals anything: what was read is written
+	 * back first.
+	 */
+	if (copy_to_user(uarg, ubuf, usize))
 		return -EFAULT;
 	if (compat)
 		job_convert(op, &args, compat_buf, true);
@@ -485,8 +493,7 @@ static long job_ioctl_common(unsigned int cmd, void __user *uarg, bool compat)
 		return err;
 	if (compat)
 		job_convert(op, &args, compat_buf, false);
-	if (copy_to_user(uarg, compat ? (void *)compat_buf : (void *)&args,
-			 usize))
+	if (copy_to_user(uarg, ubuf, usize))
 		return -EFAULT;
 	return 0;
 }

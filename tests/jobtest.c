@@ -3845,6 +3845,71 @@ static void test_bad_pointers(void)
 	end_job(&job);
 }
 
+/* *arg's size bytes in @page, which is then made read-only. */
+static void *read_only_copy(void *page, const void *arg, size_t size)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+
+	if (mprotect(page, page_size, PROT_READ | PROT_WRITE))
+		return NULL;
+	memcpy(page, arg, size);
+	return mprotect(page, page_size, PROT_READ) ? NULL : page;
+}
+
+/*
+ * A request whose result cannot be written back (its structure is
+ * read-only) fails with EFAULT and creates, moves, detaches and signals
+ * nothing.
+ */
+static void test_read_only_results(void)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+	void *page = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pid_t sleeper = spawn_sleeper(), creator;
+	struct job_leader job;
+	void *arg;
+
+	if (!expect(page != MAP_FAILED, "mmap: %m"))
+		goto out;
+	if (!start_job_ok(&job, NULL, NULL))
+		goto unmap;
+	arg = read_only_copy(page, &(struct job_attachpid){ .r_jid = job.jid, .pid = sleeper },
+			     sizeof(struct job_attachpid));
+	expect_refused(__LINE__, JOB_ATTACHPID, arg, EFAULT, EFAULT, "read-only attach");
+	expect_error(job_getjid(sleeper), ENODATA);
+	if (!expect(job_attachpid(sleeper, job.jid) == job.jid, "job_attachpid(): %m"))
+		goto end;
+	arg = read_only_copy(page, &(struct job_detachpid){ .pid = sleeper },
+			     sizeof(struct job_detachpid));
+	expect_refused(__LINE__, JOB_DETACHPID, arg, EFAULT, EFAULT, "read-only detach");
+	arg = read_only_copy(page, &(struct job_detachjid){ .jid = job.jid },
+			     sizeof(struct job_detachjid));
+	expect_refused(__LINE__, JOB_DETACHJID, arg, EFAULT, EFAULT, "read-only detachjid");
+	arg = read_only_copy(page, &(struct job_killjid){ .jid = job.jid, .sig = SIGKILL },
+			     sizeof(struct job_killjid));
+	expect_refused(__LINE__, JOB_KILLJID, arg, EFAULT, EFAULT, "read-only kill");
+	expect(job_getjid(sleeper) == job.jid, "the refused requests moved the sleeper");
+	expect(job_getpidcnt(job.jid) == 2, "job_getpidcnt() = %d after refused requests",
+	       job_getpidcnt(job.jid));
+	arg = read_only_copy(page, &(struct job_create){ .user = getuid() },
+			     sizeof(struct job_create));
+	creator = fork_flushed();
+	if (creator == 0) {
+		int failed = raw_job_ioctl(JOB_CREATE, arg) == -1 && errno == EFAULT;
+
+		_exit(failed && job_getjid(getpid()) == NO_JID && errno == ENODATA ? 0 : 1);
+	}
+	expect(wait_for(creator) == 0, "a read-only create did not fail with EFAULT alone");
+end:
+	end_job(&job);
+unmap:
+	munmap(page, page_size);
+out:
+	kill_ours(sleeper, SIGKILL);
+	wait_for(sleeper);
+}
+
 static void test_short_buffers(void)
 {
 	struct job_leader job;
@@ -3993,6 +4058,7 @@ static const struct job_test tests[] = {
 	{ "bad input: unknown jid", .run = test_unknown_jid },
 	{ "bad input: pids and signals", .run = test_bad_pids_and_signals },
 	{ "bad input: pointers", .run = test_bad_pointers },
+	{ "bad input: read-only results", .run = test_read_only_results },
 	{ "bad input: short buffers", .run = test_short_buffers },
 	{ "bad input: unknown requests", .run = test_unknown_requests },
 	{ "job_runcsa: no CSA daemon", .run = test_runcsa },

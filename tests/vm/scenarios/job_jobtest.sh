@@ -20,6 +20,7 @@ tests=$(echo "${PN_JOBTEST_TESTS:-}" | tr , ' ')
 # Streamed to the console, so that a run cut short by the timeout shows how
 # far it got; from the file, so that nothing jobtest leaves behind with its
 # output open can hold the scenario up.
+: > /tmp/jobtest.log	# there before tail looks for it
 # shellcheck disable=SC2086 # options and a list of name prefixes
 jobtest $slow $rounds $box $tests > /tmp/jobtest.log 2>&1 &
 jobtest=$!
