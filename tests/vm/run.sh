@@ -66,6 +66,17 @@ parse_log() {
 		seen[seg, text] = 1
 		if (nsplat[seg]++ < 10) splats[seg] = splats[seg] "    " text "\n"
 	}
+	# A kmemleak report in a "@@PN LEAKS" section counts against the
+	# scenarios it names (see tests/vm/init), anything else against the
+	# current one.
+	function blame(text,    k, nl, l) {
+		if (leaks != "" && text ~ /kmemleak: |unreferenced object 0x/) {
+			nl = split(leaks, l, ",")
+			for (k = 1; k <= nl; k++) splat(l[k], text)
+		} else {
+			splat(cur == "" ? "boot/shutdown" : cur, text)
+		}
+	}
 	function report(name, reason, time) {
 		if (reason == "" && !(name in nsplat)) {
 			npass++
@@ -85,7 +96,7 @@ parse_log() {
 		# never what a scenario prints itself.
 		if ((indmesg || text ~ /\[ *[0-9]+\.[0-9]+\] /) && text ~ splat_re &&
 		    text !~ /Kernel command line:/)
-			splat(leaks != "" ? leaks : cur == "" ? "boot/shutdown" : cur, text)
+			blame(text)
 		if (cur != "" && !indmesg && line ~ /^SKIP: /) skipwhy[cur] = substr(line, 7)
 		if (!i) next
 		n = split(substr(line, i + 5), f, " ")
