@@ -24,7 +24,7 @@ tests=$(echo "${PN_JOBTEST_TESTS:-}" | tr , ' ')
 # shellcheck disable=SC2086 # options and a list of name prefixes
 jobtest $slow $rounds $box $tests > /tmp/jobtest.log 2>&1 &
 jobtest=$!
-tail -f /tmp/jobtest.log &
+tail -n +1 -f /tmp/jobtest.log &
 tail=$!
 wait "$jobtest"
 rc=$?
