@@ -91,8 +91,16 @@ struct shared_state {
 	int saved_pid_max;		/* to restore, 0 if untouched */
 	bool failslab_changed;		/* failslab_saved to restore */
 	char failslab_saved[2][16];
-	/* The children of slow forkers in a round: when fork() was called. */
-	struct { pid_t pid; long long called_ms; } slow_children[MAX_SLOW_CHILDREN];
+	/*
+	 * The children of slow forkers in a round: when fork() was called;
+	 * and the forkers that had what their plan wants, left waiting for
+	 * their children.
+	 */
+	struct {
+		pid_t pid;
+		long long called_ms;
+		bool forker_done;
+	} slow_children[MAX_SLOW_CHILDREN];
 	int nr_slow_children;
 };
 
@@ -1233,7 +1241,8 @@ static pid_t spawn_kill_waiter(jid_t jid, int *waiter_fd)
  * of memory does not show it (seen under load on 5.10 and 6.12-rt).  What
  * this lets pass unchecked is a fork that began during the killjid call,
  * before the send to its parent; one that began before the call is always
- * checked.  Names the first process that is none of those.
+ * checked.  A forker that had its signal and waits for such children is
+ * left too.  Names the first process that is none of those.
  */
 static bool only_forks_after_kill_left(jid_t jid, long long kill_called_ms)
 {
@@ -1248,6 +1257,8 @@ static bool only_forks_after_kill_left(jid_t jid, long long kill_called_ms)
 
 		while (c < nr && c < MAX_SLOW_CHILDREN && shared->slow_children[c].pid != pids[i])
 			c++;
+		if (c < nr && c < MAX_SLOW_CHILDREN && shared->slow_children[c].forker_done)
+			continue;
 		if (c == nr || c == MAX_SLOW_CHILDREN ||
 		    shared->slow_children[c].called_ms <= kill_called_ms) {
 			note("left: pid %d, %s %lld ms after the kill was called", pids[i],
@@ -2112,8 +2123,11 @@ static void wait_for_signals(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-/* Records this child of a slow forker, whose fork() was called at @called_ms. */
-static void note_slow_child(long long called_ms)
+/*
+ * Records this child of a slow forker, whose fork() was called at
+ * @called_ms, or this forker, done with its plan (@forker_done).
+ */
+static void note_slow_process(long long called_ms, bool forker_done)
 {
 	int i = __atomic_load_n(&shared->nr_slow_children, __ATOMIC_SEQ_CST);
 
@@ -2122,6 +2136,7 @@ static void note_slow_child(long long called_ms)
 	i = __atomic_fetch_add(&shared->nr_slow_children, 1, __ATOMIC_SEQ_CST);
 	if (i < MAX_SLOW_CHILDREN) {
 		shared->slow_children[i].called_ms = called_ms;
+		shared->slow_children[i].forker_done = forker_done;
 		__atomic_store_n(&shared->slow_children[i].pid, getpid(), __ATOMIC_SEQ_CST);
 	}
 }
@@ -2135,7 +2150,7 @@ static void *fork_slowly(void *arg)
 		long long called_ms = now_ms();
 
 		if (fork() == 0) {
-			note_slow_child(called_ms);
+			note_slow_process(called_ms, false);
 			wait_for_signals();
 			_exit(0);
 		}
@@ -2184,6 +2199,7 @@ static void run_slow_forker(const struct slow_fork_plan *p, int threads)
 	while (started)
 		pthread_join(thread[--started], NULL);
 	wait_for_signals();
+	note_slow_process(0, true);
 	while (wait(NULL) > 0 || errno == EINTR)
 		;
 	_exit(0);
