@@ -1261,10 +1261,11 @@ static bool only_forks_after_kill_left(jid_t jid, long long kill_called_ms)
 			continue;
 		if (c == nr || c == MAX_SLOW_CHILDREN ||
 		    shared->slow_children[c].called_ms <= kill_called_ms) {
-			note("left: pid %d, %s %lld ms after the kill was called", pids[i],
-			     c == nr || c == MAX_SLOW_CHILDREN ? "not a slow forker's child" : "forked",
-			     c == nr || c == MAX_SLOW_CHILDREN ? 0 :
-			     shared->slow_children[c].called_ms - kill_called_ms);
+			if (c == nr || c == MAX_SLOW_CHILDREN)
+				note("left: pid %d, not a slow forker's child", pids[i]);
+			else
+				note("left: pid %d, forked %lld ms after the kill was called",
+				     pids[i], shared->slow_children[c].called_ms - kill_called_ms);
 			return false;
 		}
 	}
