@@ -2159,16 +2159,16 @@ static void *fork_slowly(void *arg)
 	return NULL;
 }
 
-/*
- * A process with a large resident set (a slow copy_mm) that forks children,
- * in one thread or several, until the plan stops it; its children wait for
- * the signals the plan wants, and so does it, then it reaps them.
- */
 /* A process of a slow-fork job takes up the plan: its user, its handlers. */
 static void take_up_plan(const struct slow_fork_plan *p)
 {
-	struct sigaction sa = { .sa_handler = note_signal };
 	sigset_t handled = sigset_of(p->handled);
+	/*
+	 * The handlers do not nest: adopt_signals() in a handler interrupted
+	 * by another one, in a child's first signals, would wipe what the
+	 * inner one noted (the owner's kills arrive back to back).
+	 */
+	struct sigaction sa = { .sa_handler = note_signal, .sa_mask = handled };
 
 	plan = p;
 	got_by = getpid();
@@ -2180,6 +2180,11 @@ static void take_up_plan(const struct slow_fork_plan *p)
 	sigprocmask(SIG_UNBLOCK, &handled, NULL);
 }
 
+/*
+ * A process with a large resident set (a slow copy_mm) that forks children,
+ * in one thread or several, until the plan stops it; its children wait for
+ * the signals the plan wants, and so does it, then it reaps them.
+ */
 static void run_slow_forker(const struct slow_fork_plan *p, int threads)
 {
 	size_t size = (size_t)SLOW_FORKER_MB << 20;
