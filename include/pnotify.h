@@ -129,7 +129,11 @@ void pnotify_unregister(struct pnotify_events *events);
  * subscriber is unregistering, -EINVAL: a kernel thread), never for memory.
  * pnotify_prepare() and pnotify_subscribe() fail with -ENOENT for a
  * subscriber not registered (yet, or any more): one that learns of tasks
- * before pnotify_register() returns has its init() offered them.
+ * before pnotify_register() returns has its init() offered them.  The
+ * first of them after load arms the hooks, and fails if they cannot be
+ * (-EOPNOTSUPP: ftrace is off, sysctl kernel.ftrace_enabled; -EINTR: the
+ * caller got a fatal signal waiting for another arming); once one has
+ * succeeded, they stay armed.
  *
  * A followed task's fork needs memory prepared before it (see the kit in
  * pnotify_core.c): when the last refill found none, the child is killed

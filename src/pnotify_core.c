@@ -233,17 +233,12 @@ static struct pn_task *pn_entry_alloc(unsigned int nr, size_t room, gfp_t gfp)
 	return e;
 }
 
-/*
- * Any context, with a hold on the hooks taken already (a prepared
- * subscription's, the parent's entry's): a bound entry holds them too.
- * The task reference goes in an RCU callback.
- */
+/* Any context.  The task reference goes in an RCU callback. */
 static void pn_entry_bind(struct pn_task *e, struct task_struct *task)
 {
 	get_task_struct(task);
 	e->task = task;
 	atomic_long_inc(&pn_stats.tasks);
-	pn_hooks_hold();
 }
 
 /* Any context; the task has another reference. */
@@ -252,7 +247,6 @@ static void pn_entry_unbind(struct pn_task *e)
 	put_task_struct(e->task);
 	e->task = NULL;
 	atomic_long_dec(&pn_stats.tasks);
-	pn_hooks_put();
 }
 
 static void pn_task_free_rcu(struct rcu_head *rcu)
@@ -560,7 +554,7 @@ static void pn_sub_hold(struct pnotify_subscriber *sub)
 	atomic_inc(&sub->events->nr_subs);
 }
 
-/* A subscription with what establishing it needs, the hooks' hold aside. */
+/* A subscription with what establishing it needs. */
 static struct pnotify_subscriber *pn_sub_alloc(struct task_struct *task,
 					       struct pnotify_events *events,
 					       gfp_t gfp)
@@ -587,7 +581,7 @@ static struct pnotify_subscriber *pn_sub_alloc(struct task_struct *task,
 
 static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb);
 
-/* The hooks are held while the prepared subscription has its spare entry. */
+/* The hooks are armed before any subscription can be established. */
 struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
 					   struct pnotify_events *events,
 					   gfp_t gfp)
@@ -652,9 +646,6 @@ static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb)
 
 void pnotify_discard(struct pnotify_subscriber *sub)
 {
-	/* Not established: the hold taken by pnotify_prepare() is its own. */
-	if (sub->spare_entry)
-		pn_hooks_put();
 	pn_sub_free(sub, false);
 }
 EXPORT_SYMBOL_GPL(pnotify_discard);
@@ -791,7 +782,6 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub,
 	sub->spare_entry = NULL;
 	sub->spare_kit = NULL;
 	pn_entry_bind(new, task);
-	pn_hooks_put();		/* the entry holds them now */
 	e = pn_task_get_or_insert(new);
 	pn_task_needs(e, &nr, &need);
 	/* A replace leaves the task as many subscriptions as before. */
@@ -1527,14 +1517,15 @@ static int pn_run_init_pass(struct pnotify_events *events)
 
 		if (pn_task_follows(tasks[i], events))
 			goto next;
-		/* Holding the hooks only for a task init takes. */
+		/* Arming the hooks only for a task init takes. */
 		sub = pn_sub_alloc(tasks[i], events, GFP_KERNEL);
 		if (IS_ERR(sub)) {
 			atomic_long_inc(&events->nr_failed);
 		} else if (events->init(tasks[i], sub)) {
 			pn_sub_free(sub, false);
 		} else if (pn_hooks_get()) {
-			pn_sub_free(sub, false);
+			/* init() took the task: its exit undoes that. */
+			pn_sub_free(sub, true);
 			atomic_long_inc(&events->nr_failed);
 		} else {
 			atomic_long_inc(&events->nr_init);

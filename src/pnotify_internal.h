@@ -27,16 +27,11 @@ void pn_core_exec(struct task_struct *task);
 void pn_core_exit(struct task_struct *task);
 
 /*
- * The hooks are armed while the core holds them: one hold per followed
- * task's entry and per subscription being prepared.  pn_hooks_get() arms
- * them if needed (process context; fails only if a hook cannot be armed);
- * pn_hooks_hold() takes one more while the caller already has one (any
- * context); pn_hooks_put() (any context) disarms them a while after the
- * last (module parameter idle_ms).
+ * pn_hooks_get() arms the hooks before the first subscription is prepared
+ * (process context; fails only if they cannot be armed); they stay armed
+ * until the module unloads.
  */
 int pn_hooks_get(void);
-void pn_hooks_hold(void);
-void pn_hooks_put(void);
 
 /* For the benchmark module only (symbol namespace PNOTIFY_INTERNAL). */
 int pn_core_dispatch_exec(struct task_struct *task);

@@ -104,6 +104,9 @@ static void report_job_error(const char *action, jid_t jid, pid_t pid)
 		report("no process %d", pid);
 	else if (errno == ESRCH && jid)
 		report("job %s has no processes left", jid_text);
+	else if (errno == EOPNOTSUPP)
+		report("%s failed: pnotify cannot hook fork, exec and exit (its kernel message says why)",
+		       action);
 	else
 		report("%s failed: %s", action, strerror(errno));
 }

@@ -11,7 +11,8 @@
 #     (boot.sh); a systemd unit checks that the modules were loaded at boot,
 #     runs jobtest, pam_job under pamtester and su, spank_job under Slurm's
 #     daemons (guest-integrations.sh), and powers off;
-#  4. in the chroot again: a kernel without CONFIG_KPROBES or CONFIG_KEYS is
+#  4. in the chroot again: a kernel without CONFIG_KPROBES_ON_FTRACE,
+#     CONFIG_DYNAMIC_FTRACE_WITH_REGS or CONFIG_KEYS is
 #     refused cleanly, and `apt remove pnotify-dkms` removes the modules.
 #
 #   tests/install/run.sh [--release RELEASE] [--debs DIR] [--checks LIST]
@@ -212,7 +213,7 @@ fi
 
 # 4. Refusal of unsupported kernels, then removal.
 mount_chroot || { fail "mount /proc, /sys, /dev in the chroot"; finish; }
-for opt in CONFIG_KPROBES CONFIG_KEYS; do
+for opt in CONFIG_KPROBES_ON_FTRACE CONFIG_DYNAMIC_FTRACE_WITH_REGS CONFIG_KEYS; do
 	fake=$kver-no-${opt#CONFIG_}
 	fake=${fake,,}
 	log "refusal: kernel $fake without $opt"

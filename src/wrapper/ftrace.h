@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ftrace callbacks across kernel versions: their last argument, how a
+ * hooked function's arguments are read from it, and the flags that make
+ * the trampoline save them and call the callback directly.
+ *
+ * 5.11 replaced the callback's pt_regs (saved only on request, the costly
+ * FTRACE_OPS_FL_SAVE_REGS) by ftrace_regs, which holds the argument
+ * registers on an architecture with DYNAMIC_FTRACE_WITH_ARGS, x86 among
+ * them; 6.12 made it opaque behind ftrace_regs_get_argument().  5.11 also
+ * turned the recursion flag around: before, an ops without
+ * FTRACE_OPS_FL_RECURSION_SAFE was called through a recursion-checking
+ * wrapper; since, only one with FTRACE_OPS_FL_RECURSION is.  A hook needs
+ * no such check: its callback never calls the function it hooks.
+ */
+#ifndef _PNOTIFY_WRAPPER_FTRACE_H
+#define _PNOTIFY_WRAPPER_FTRACE_H
+
+#include <linux/ftrace.h>
+#include <linux/ptrace.h>
+#include <linux/version.h>
+
+#if !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && \
+	!defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
+#error "pnotify hooks functions with ftrace: it needs DYNAMIC_FTRACE_WITH_REGS or _WITH_ARGS"
+#endif
+#ifndef CONFIG_HAVE_REGS_AND_STACK_ACCESS_API
+#error "pnotify needs regs_get_kernel_argument() on this architecture"
+#endif
+
+/* FTRACE_OPS_FL_PERMANENT: sysctl kernel.ftrace_enabled=0 cannot unhook. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
+
+#define pn_ftrace_regs pt_regs
+#define PN_FTRACE_OPS_FLAGS (FTRACE_OPS_FL_SAVE_REGS | \
+			     FTRACE_OPS_FL_RECURSION_SAFE | \
+			     FTRACE_OPS_FL_PERMANENT)
+
+static __always_inline unsigned long
+pn_ftrace_arg(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+
+#elif defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
+
+#define pn_ftrace_regs ftrace_regs
+#define PN_FTRACE_OPS_FLAGS FTRACE_OPS_FL_PERMANENT
+
+static __always_inline unsigned long
+pn_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
+{
+#ifdef ftrace_regs_get_argument
+	return ftrace_regs_get_argument(fregs, n);
+#else
+	return regs_get_kernel_argument(&fregs->regs, n);
+#endif
+}
+
+#else
+
+#define pn_ftrace_regs ftrace_regs
+#define PN_FTRACE_OPS_FLAGS (FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_PERMANENT)
+
+static __always_inline unsigned long
+pn_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
+{
+	return regs_get_kernel_argument(ftrace_get_regs(fregs), n);
+}
+
+#endif
+
+#endif /* _PNOTIFY_WRAPPER_FTRACE_H */
