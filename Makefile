@@ -119,7 +119,7 @@ bench: deps
 
 bench-compare: deps
 	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=REV" >&2; exit 2; }
-	scripts/install-deps.sh python3
+	scripts/install-deps.sh $(BENCH_DEPS)
 	$(MAKE) all icount-plugin
 	KDIR="$(KDIR)" bench/compare.sh "$(BASE)"
 

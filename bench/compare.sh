@@ -4,7 +4,7 @@
 # round and configuration, the working tree's modules, then REV's, so that
 # each change to the hot path shows its instruction delta per operation.
 #
-# env: PN_BENCH_CONFIGS   configurations (default B,C,D; each is also run
+# env: PN_BENCH_CONFIGS   configurations (default B,E,C,D; each is also run
 #                         as CFG@base, REV's build; A is always the first)
 #      PN_BENCH_RUNS      rounds (default 3)
 #      PN_BENCH_ICOUNT_OPS, PN_BENCH_OPS, PN_BENCH_KILL_PROCS (default 0)
@@ -33,7 +33,7 @@ if [ ! -f "$modules/pnotify.ko" ]; then
 fi
 
 configs=A
-for c in $(echo "${PN_BENCH_CONFIGS:-B,C,D}" | tr , ' '); do
+for c in $(echo "${PN_BENCH_CONFIGS:-B,E,C,D}" | tr , ' '); do
 	[ "$c" = A ] || configs+=",$c,$c@base"
 done
 export PN_BENCH_ONLY=icount PN_BENCH_CONFIGS=$configs

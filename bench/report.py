@@ -23,7 +23,8 @@ from collections import defaultdict
 ROW = re.compile(r'bench: (\w[\w-]*) (.*)$')
 CONFIGS = {
     'A': 'no module',
-    'B': 'loaded, outside any job',
+    'B': 'loaded, outside any job, no job since load',
+    'E': 'loaded, outside any job, another job alive',
     'C': 'in a job, 1 subscriber (job)',
     'D': 'in a job, 2 subscribers (job, keyring_bridge)',
     'pids': 'no module, in a child cgroup v2 with the pids controller',
@@ -354,7 +355,7 @@ def icount_section(rows):
             ops.append(r['op'])
     cfgs = {r['cfg'] for r in rows}
     plain = order_of({c for c in cfgs if '@' not in c and '-' not in c},
-                     ['A', 'B', 'C', 'D', 'pids'])
+                     ['A', 'B', 'E', 'C', 'D', 'pids'])
     boots = defaultdict(set)
     for r in rows:
         if not r['op'].startswith('kill-'):
@@ -412,7 +413,7 @@ def compare_section(rows):
             if r['op'] == op:
                 by_cfg[r['cfg']][r['run']] = r['instructions']
         for c in order_of({c for c in by_cfg if f'{c}@base' in by_cfg},
-                          ['A', 'B', 'C', 'D', 'pids']):
+                          ['A', 'B', 'E', 'C', 'D', 'pids']):
             this, base = by_cfg[c], by_cfg[f'{c}@base']
             deltas = [this[k] - base[k] for k in this if k in base]
             b, t = statistics.median(base.values()), statistics.median(this.values())

@@ -9,6 +9,8 @@
 #                            kernel sync cgroup scale
 #      PN_BENCH_RESULTS=DIR  where to write (default bench/results)
 #      PN_BENCH_BASE_MODULES=DIR, PN_BENCH_BASE_REV=REV
+#      PN_BENCH_PROFILE=1    the icount lane also counts the kernel's
+#                            instructions by function: RESULTS/profile.md
 #                            another build's modules, for configurations
 #                            CFG@base (bench/compare.sh)
 #      PN_BENCH_*            passed to the scenarios (see bench/vm/*.sh)
@@ -34,7 +36,7 @@ if [ "$quick" = 1 ]; then
 fi
 while IFS='=' read -r k v; do
 	settings[$k]=$v
-done < <(env | grep -E '^PN_BENCH_[A-Z_]+=' | grep -vE '^PN_BENCH_(QUICK|ONLY|RESULTS|BASE_MODULES|BASE_REV)=')
+done < <(env | grep -E '^PN_BENCH_[A-Z_]+=' | grep -vE '^PN_BENCH_(QUICK|ONLY|RESULTS|BASE_MODULES|BASE_REV|PROFILE)=')
 
 # comparison: scenario, extra settings, VM memory (MiB), timeout (s)
 declare -A scenario=([icount]=icount [workloads]=workloads [sync]=workloads
@@ -99,7 +101,11 @@ for c in $comparisons; do
 	[ -z "${append[$c]:-}" ] || args+=(--append "${append[$c]}")
 	args+=("${scenario[$c]}")
 	qemu_args=''
-	[ "$c" != icount ] || qemu_args="-icount shift=0,sleep=off -plugin $plugin,out=$results/logs/$c.marks"
+	if [ "$c" = icount ]; then
+		qemu_args="-icount shift=0,sleep=off -plugin $plugin,out=$results/logs/$c.marks"
+		[ "${PN_BENCH_PROFILE:-0}" != 1 ] ||
+			qemu_args+=",profile=$results/logs/$c.profile"
+	fi
 	vm_env=(PN_VM_MEM="${memory[$c]:-1024}" PN_VM_SMP="${smp[$c]:-2}" PN_VM_QEMU_ARGS="$qemu_args")
 	echo "== $c: tests/vm/run.sh ${args[*]}"
 	{
@@ -118,4 +124,10 @@ for c in $comparisons; do
 done
 echo "time total: $((SECONDS - start)) s" >> "$meta"
 python3 "$here/report.py" "$results"
+if [ -f "$results/logs/icount.profile" ]; then
+	python3 "$here/icount/profile.py" "$results/logs/icount.log" \
+		"$results/logs/icount.profile" "/boot/System.map-$(cat "$repo/build/kver")" \
+		> "$results/profile.md"
+	echo "bench: kernel instructions by function in $results/profile.md"
+fi
 exit $failed

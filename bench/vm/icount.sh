@@ -18,7 +18,7 @@
 # shellcheck source=bench/vm/lib/bench.sh
 . /lib/pn/bench.sh
 
-configs=$(echo "${PN_BENCH_CONFIGS:-A,B,C,D,pids}" | tr , ' ')
+configs=$(echo "${PN_BENCH_CONFIGS:-A,B,E,C,D,pids}" | tr , ' ')
 ops=$(echo "${PN_BENCH_OPS:-fork,exec,thread}" | tr , ' ')
 n=${PN_BENCH_ICOUNT_OPS:-2000}
 kill_procs=${PN_BENCH_KILL_PROCS:-1000}

@@ -10,7 +10,10 @@ BENCH_RUNS=${PN_BENCH_RUNS:-5}
 
 # The configurations of the seed's reports:
 #   A  no module loaded
-#   B  pnotify, job and keyring_bridge loaded, the process outside any job
+#   B  pnotify, job and keyring_bridge loaded, the process outside any job,
+#      no job since they were loaded (pnotify is loaded anew: its hooks are
+#      not armed yet)
+#   E  as B, while another job is alive (the hooks armed)
 #   C  inside a job, one subscriber (job)
 #   D  inside a job, two subscribers (job and keyring_bridge)
 # and the kernel's own grouping:
@@ -33,23 +36,36 @@ bench_modules_for() {
 	[ "$_sync" = "$_cfg" ] && _sync=default
 	case ${_cfg%%/*} in
 	A|pids) echo '' ;;
-	B|D) echo "pnotify:$_sync@$_rev job@$_rev keyring_bridge@$_rev" ;;
+	B|D|E) echo "pnotify:$_sync@$_rev job@$_rev keyring_bridge@$_rev" ;;
 	C) echo "pnotify:$_sync@$_rev job@$_rev" ;;
 	*) pn_fail "unknown configuration $1" ;;
 	esac
 }
 
+# E's other job: its JID, and the jobctl that waits for it.
+bench_other_jid=''
+bench_other_pid=''
+
+# Ends E's other job, if there is one.
+bench_end_other_job() {
+	[ -n "$bench_other_pid" ] || return 0
+	jobctl kill -KILL "$bench_other_jid" > /dev/null
+	wait "$bench_other_pid"
+	bench_other_jid='' bench_other_pid=''
+}
+
 # bench_config CFG[/SYNC][@REV]: unloads and loads modules, as few as it
-# can, until exactly the configuration's are loaded.
+# can, until exactly the configuration's are loaded (B: all of them anew).
 bench_config() {
 	_cfg=$1
 	_want=$(bench_modules_for "$_cfg")
+	bench_end_other_job
 	# The common prefix of what is loaded and what is wanted stays.
 	# shellcheck disable=SC2086 # a list of words
 	set -- $_want
 	_nkeep=0
 	for _m in $bench_loaded; do
-		[ "$_m" = "${1:-}" ] || break
+		[ "${_cfg%%[/@]*}" != B ] && [ "$_m" = "${1:-}" ] || break
 		_nkeep=$((_nkeep + 1))
 		shift
 	done
@@ -78,6 +94,12 @@ bench_config() {
 			! mkdir -p "$BENCH_CGROUP"; then
 			pn_fail "a pids cgroup"
 		fi ;;
+	E)
+		rm -f /tmp/bench-other-job
+		jobctl create -- sleep 1000000 > /tmp/bench-other-job &
+		bench_other_pid=$!
+		pn_wait_until "E's other job" grep -q . /tmp/bench-other-job
+		bench_other_jid=$(head -n 1 /tmp/bench-other-job) ;;
 	esac
 	# Patching kernel text (kprobes, module load) makes TCG drop its
 	# translations: a burst of forks retranslates the hot paths before

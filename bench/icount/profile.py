@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Where the kernel's instructions go, function by function, per operation.
+
+    bench/icount/profile.py LOG PROFILE SYSTEM_MAP [TOP]
+
+LOG is the console log of a boot of the deterministic lane, PROFILE the
+block counts the QEMU plugin wrote beside it (profile=, bench/run.sh with
+PN_BENCH_PROFILE=1), SYSTEM_MAP the booted kernel's (the lane boots with
+nokaslr, so its addresses hold).  A row of LOG with marks=K takes the next K
+markers, as in bench/report.py; its instructions are those run between its
+first and its last.  Prints, for each operation, the TOP functions whose
+instructions per operation differ most from configuration A's, with each
+configuration's count; the module area (modules, ftrace and kprobe
+trampolines) counts as one.
+"""
+import bisect
+import re
+import sys
+from collections import defaultdict
+
+ROW = re.compile(r'bench: icount (.*)$')
+MODULES_VADDR = 0xffffffffc0000000
+MODULES_END = 0xffffffffff000000
+
+
+def read_symbols(path):
+    """Text symbols of System.map, sorted: (addresses, names)."""
+    syms = []
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if len(w) == 3 and w[1] in 'tTwW':
+                syms.append((int(w[0], 16), w[2]))
+    syms.sort()
+    return [a for a, _ in syms], [n for _, n in syms]
+
+
+def read_sections(path):
+    """The block counts written at each marker, in marker order."""
+    sections = []
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w[0] == 'mark':
+                if int(w[1]) != len(sections) + 1:
+                    sys.exit(f'{path}: marker {w[1]} out of sequence')
+                sections.append([])
+            else:
+                sections[-1].append((int(w[0], 16), int(w[1])))
+    return sections
+
+
+def read_rows(path):
+    rows = []
+    with open(path, errors='replace') as f:
+        for line in f:
+            m = ROW.search(line)
+            if m:
+                rows.append(dict(kv.split('=', 1) for kv in m.group(1).split()))
+    return rows
+
+
+def function_of(addr, addrs, names):
+    if MODULES_VADDR <= addr < MODULES_END:
+        return '[module area]'
+    i = bisect.bisect_right(addrs, addr) - 1
+    return names[i] if i >= 0 else '[unknown]'
+
+
+def main():
+    if len(sys.argv) not in (4, 5):
+        sys.exit(__doc__)
+    log, profile, system_map = sys.argv[1:4]
+    top = int(sys.argv[4]) if len(sys.argv) == 5 else 25
+    addrs, names = read_symbols(system_map)
+    sections = read_sections(profile)
+    # per (cfg, op): function -> instructions, and the operations counted
+    per = defaultdict(lambda: defaultdict(int))
+    ops = defaultdict(int)
+    used = 0
+    for row in read_rows(log):
+        k = int(row.get('marks', 0))
+        if not k:
+            continue
+        if used + k > len(sections):
+            sys.exit(f'{profile}: a row needs {k} markers, '
+                     f'{len(sections) - used} are left')
+        key = (row['cfg'], row['op'])
+        # The section of marker N holds what ran since marker N - 1.
+        for section in sections[used + 1:used + k]:
+            for addr, n in section:
+                per[key][function_of(addr, addrs, names)] += n
+        ops[key] += int(row['ops'])
+        used += k
+    for op in sorted({op for _, op in per}):
+        cfgs = [c for c, o in per if o == op]
+        cfgs.sort(key=lambda c: (c != 'A', c))
+        if 'A' not in cfgs:
+            continue
+
+        def rate(c, fn):
+            return per[(c, op)].get(fn, 0) / ops[(c, op)]
+        funcs = set().union(*(per[(c, op)] for c in cfgs))
+        spread = {fn: max(abs(rate(c, fn) - rate('A', fn)) for c in cfgs)
+                  for fn in funcs}
+        print(f'## {op}: kernel instructions per operation by function, '
+              f'the {top} that differ most from A\n')
+        print('| function | ' + ' | '.join(cfgs) + ' |')
+        print('| --- |' + ' ---: |' * len(cfgs))
+        totals = [sum(per[(c, op)].values()) / ops[(c, op)] for c in cfgs]
+        print('| (all kernel) | ' + ' | '.join(f'{t:,.0f}' for t in totals)
+              + ' |')
+        for fn in sorted(funcs, key=lambda f: -spread[f])[:top]:
+            cells = [f'{rate("A", fn):,.0f}'] + \
+                    [f'{rate(c, fn) - rate("A", fn):+,.0f}' for c in cfgs[1:]]
+            print(f'| {fn} | ' + ' | '.join(cells) + ' |')
+        print('\n(A in instructions per operation; the others as the '
+              'difference from A)\n')
+
+
+if __name__ == '__main__':
+    main()
