@@ -453,11 +453,21 @@ static int pn_queue_work(struct task_struct *task, struct callback_head *work,
 	return err;
 }
 
+/*
+ * Wakes the unload or unregister waiting for a drain, if one waits: most
+ * drains (a task's last work done) have no one to wake.
+ */
+static void pn_drained(void)
+{
+	if (wq_has_sleeper(&pn_drain_wq))
+		wake_up_all(&pn_drain_wq);
+}
+
 /* A work no longer in flight: run, or dropped by the unload. */
 static void pn_work_uncount(void)
 {
 	if (atomic_long_dec_and_test(&pn_stats.works_inflight))
-		wake_up_all(&pn_drain_wq);
+		pn_drained();
 }
 
 /*
@@ -641,7 +651,7 @@ static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb)
 	kfree(sub);
 	/* After the decrement, events may be freed: touch only our own. */
 	if (atomic_dec_and_test(&events->nr_subs))
-		wake_up_all(&pn_drain_wq);
+		pn_drained();
 }
 
 void pnotify_discard(struct pnotify_subscriber *sub)
