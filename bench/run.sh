@@ -36,7 +36,7 @@ if [ "$quick" = 1 ]; then
 fi
 while IFS='=' read -r k v; do
 	settings[$k]=$v
-done < <(env | grep -E '^PN_BENCH_[A-Z_]+=' | grep -vE '^PN_BENCH_(QUICK|ONLY|RESULTS|BASE_MODULES|BASE_REV|PROFILE)=')
+done < <(env | grep -E '^PN_BENCH_[A-Z_]+=' | grep -vE '^PN_BENCH_(QUICK|ONLY|RESULTS|BASE_MODULES|BASE_REV)=')
 
 # comparison: scenario, extra settings, VM memory (MiB), timeout (s)
 declare -A scenario=([icount]=icount [workloads]=workloads [sync]=workloads
@@ -126,8 +126,7 @@ echo "time total: $((SECONDS - start)) s" >> "$meta"
 python3 "$here/report.py" "$results"
 if [ -f "$results/logs/icount.profile" ]; then
 	python3 "$here/icount/profile.py" "$results/logs/icount.log" \
-		"$results/logs/icount.profile" "/boot/System.map-$(cat "$repo/build/kver")" \
-		> "$results/profile.md"
+		"$results/logs/icount.profile" > "$results/profile.md"
 	echo "bench: kernel instructions by function in $results/profile.md"
 fi
 exit $failed

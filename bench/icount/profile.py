@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 """Where the kernel's instructions go, function by function, per operation.
 
-    bench/icount/profile.py LOG PROFILE SYSTEM_MAP [TOP]
+    bench/icount/profile.py LOG PROFILE [TOP]
 
 LOG is the console log of a boot of the deterministic lane, PROFILE the
 block counts the QEMU plugin wrote beside it (profile=, bench/run.sh with
-PN_BENCH_PROFILE=1), SYSTEM_MAP the booted kernel's (the lane boots with
-nokaslr, so its addresses hold).  A row of LOG with marks=K takes the next K
+PN_BENCH_PROFILE=1); the kernel's text symbols come from LOG, where
+bench/vm/icount.sh wrote /proc/kallsyms (the lane boots with nokaslr, so
+the addresses hold).  A row of LOG with marks=K takes the next K
 markers, as in bench/report.py; its instructions are those run between its
 first and its last.  Prints, for each operation, the TOP functions whose
 instructions per operation differ most from configuration A's, with each
 configuration's count; the module area (modules, ftrace and kprobe
 trampolines) counts as one.
 """
+import base64
 import bisect
+import gzip
 import re
 import sys
 from collections import defaultdict
@@ -23,14 +26,24 @@ MODULES_VADDR = 0xffffffffc0000000
 MODULES_END = 0xffffffffff000000
 
 
-def read_symbols(path):
-    """Text symbols of System.map, sorted: (addresses, names)."""
-    syms = []
-    with open(path) as f:
+def read_symbols(log):
+    """The kernel's text symbols dumped in LOG, sorted: (addresses, names)."""
+    lines, inside = [], False
+    with open(log, errors='replace') as f:
         for line in f:
-            w = line.split()
-            if len(w) == 3 and w[1] in 'tTwW':
-                syms.append((int(w[0], 16), w[2]))
+            line = line.strip()
+            if line == 'bench-kallsyms begin':
+                inside = True
+            elif line == 'bench-kallsyms end':
+                break
+            elif inside:
+                lines.append(line)
+    if not lines:
+        sys.exit(f'{log}: no kernel symbols (run with PN_BENCH_PROFILE=1)')
+    syms = []
+    for line in gzip.decompress(base64.b64decode(''.join(lines))).decode().splitlines():
+        w = line.split()
+        syms.append((int(w[0], 16), w[2]))
     syms.sort()
     return [a for a, _ in syms], [n for _, n in syms]
 
@@ -68,11 +81,11 @@ def function_of(addr, addrs, names):
 
 
 def main():
-    if len(sys.argv) not in (4, 5):
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
-    log, profile, system_map = sys.argv[1:4]
-    top = int(sys.argv[4]) if len(sys.argv) == 5 else 25
-    addrs, names = read_symbols(system_map)
+    log, profile = sys.argv[1:3]
+    top = int(sys.argv[3]) if len(sys.argv) == 4 else 25
+    addrs, names = read_symbols(log)
     sections = read_sections(profile)
     # per (cfg, op): function -> instructions, and the operations counted
     per = defaultdict(lambda: defaultdict(int))

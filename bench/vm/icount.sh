@@ -57,6 +57,14 @@ emit() {
 	bench_emit "icount $1"
 }
 
+# With PN_BENCH_PROFILE=1, the kernel's text symbols for
+# bench/icount/profile.py (Debian's System.map is a stub), gzipped in base64.
+if [ "${PN_BENCH_PROFILE:-0}" = 1 ]; then
+	echo "bench-kallsyms begin"
+	grep -E ' [tT] ' /proc/kallsyms | gzip -c | base64
+	echo "bench-kallsyms end"
+fi
+
 # The first runs after boot count more (the boot's deferred work): one
 # unmarked round of every operation first.
 bench_config A
