@@ -44,7 +44,10 @@
  *    @task, not current.  task->flags & PF_EXITING tells an exit from an
  *    unsubscription.
  *  - init(task, sub): optional; at registration, once per user task already
- *    running.  0 subscribes the task, anything else leaves it alone.
+ *    running.  0 subscribes the task, anything else leaves it alone.  Once
+ *    it returned 0, exit() runs exactly once for that task, even if the
+ *    subscription could not be established (the task exited meanwhile, or
+ *    the hooks could not be armed).
  *
  * For one subscription, exit is the last callback.  Kernel threads and
  * kernel-internal workers (io_uring, vhost) are never subscribed: they never
@@ -93,7 +96,6 @@ struct pnotify_events {
 	bool registered;	/* on pnotify's list: it may be subscribed */
 	bool dying;
 	atomic_t nr_subs;
-	wait_queue_head_t drained;
 	atomic_long_t nr_fork, nr_exec, nr_exit, nr_init, nr_failed;
 };
 

@@ -627,7 +627,10 @@ struct pn_call {
 	pnotify_call_fn fn;
 };
 
-/* Frees a subscription; exit_cb says whether it was ever established. */
+/*
+ * Frees a subscription; exit_cb says whether its exit() is due (it was
+ * established, or init() took its task).
+ */
 static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb)
 {
 	struct pnotify_events *events = sub->events;
@@ -1179,8 +1182,8 @@ void pn_core_exec(struct task_struct *task)
 /*
  * The exec dispatch of @task run at once, in the caller's context, for the
  * benchmark module (tests/kmod/pnotify_bench.c): the hooks' lookup, the
- * guard's read side and the callbacks, without the kprobe and task work
- * around them.  -ENOENT (after the lookup) when @task is not followed.
+ * guard's read side and the callbacks, without the ftrace callback and
+ * task work around them.  -ENOENT (after the lookup) when @task is not followed.
  */
 int pn_core_dispatch_exec(struct task_struct *task)
 {
@@ -1513,7 +1516,7 @@ static bool pn_task_follows(struct task_struct *task,
 static int pn_run_init_pass(struct pnotify_events *events)
 {
 	struct task_struct **tasks;
-	int n, i, taken = 0;
+	int n, i, taken = 0, arm_err = 0;
 
 	n = pn_snapshot_tasks(&tasks);
 	if (n < 0) {
@@ -1527,13 +1530,23 @@ static int pn_run_init_pass(struct pnotify_events *events)
 
 		if (pn_task_follows(tasks[i], events))
 			goto next;
+		/* The hooks could not be armed: no use offering the others. */
+		if (arm_err) {
+			atomic_long_inc(&events->nr_failed);
+			goto next;
+		}
 		/* Arming the hooks only for a task init takes. */
 		sub = pn_sub_alloc(tasks[i], events, GFP_KERNEL);
 		if (IS_ERR(sub)) {
 			atomic_long_inc(&events->nr_failed);
-		} else if (events->init(tasks[i], sub)) {
+			goto next;
+		}
+		if (events->init(tasks[i], sub)) {
 			pn_sub_free(sub, false);
-		} else if (pn_hooks_get()) {
+			goto next;
+		}
+		arm_err = pn_hooks_get();
+		if (arm_err) {
 			/* init() took the task: its exit undoes that. */
 			pn_sub_free(sub, true);
 			atomic_long_inc(&events->nr_failed);

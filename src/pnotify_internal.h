@@ -28,8 +28,8 @@ void pn_core_exit(struct task_struct *task);
 
 /*
  * pn_hooks_get() arms the hooks before the first subscription is prepared
- * (process context; fails only if they cannot be armed); they stay armed
- * until the module unloads.
+ * (process context; fails if they cannot be armed, or with -EINTR for a
+ * fatal signal while it waits); they stay armed until the module unloads.
  */
 int pn_hooks_get(void);
 

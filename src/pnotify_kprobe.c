@@ -27,7 +27,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -134,10 +133,10 @@ int pn_hooks_get(void)
 		err = register_ftrace_function(&pn_ops);
 		if (err == -EBUSY) {
 			/* Not busy: ftrace is off until someone turns it on. */
-			pr_err("cannot arm the hooks: sysctl kernel.ftrace_enabled is 0\n");
+			pr_err_ratelimited("cannot arm the hooks: sysctl kernel.ftrace_enabled is 0\n");
 			err = -EOPNOTSUPP;
 		} else if (err) {
-			pr_err("cannot arm the hooks (error %d)\n", err);
+			pr_err_ratelimited("cannot arm the hooks (error %d)\n", err);
 		} else {
 			/* Pairs with the acquire above. */
 			smp_store_release(&pn_hooks_armed, true);
@@ -168,12 +167,16 @@ static unsigned long pn_ftrace_site(const char *function)
 }
 
 /*
- * Empties the filter, which frees it (ftrace_free_filter() is not
- * exported before 6.1).
+ * Empties the filter, which frees it (5.10 does not export
+ * ftrace_free_filter()); it fails only without memory, or with ftrace
+ * shut down, and then leaks it.
  */
 static void pn_hooks_unfilter(void)
 {
-	ftrace_set_filter(&pn_ops, NULL, 0, 1);
+	int err = ftrace_set_filter(&pn_ops, NULL, 0, 1);
+
+	if (err)
+		pr_warn("cannot free the hooks' filter (error %d)\n", err);
 }
 
 /* Installed disarmed: pn_hooks_get() arms them. */
@@ -189,8 +192,9 @@ static int pn_hooks_install(void)
 		err = hook->site ? ftrace_set_filter_ip(&pn_ops, hook->site,
 							0, !i) : -ENOENT;
 		if (err) {
-			pr_err("cannot hook %s (error %d): this kernel has no such function, or ftrace cannot hook it\n",
-			       hook->function, err);
+			pr_err("cannot hook %s (error %d)%s\n", hook->function,
+			       err, err == -ENOMEM ? "" :
+			       ": this kernel has no such function, or ftrace cannot hook it");
 			pn_hooks_unfilter();
 			return err;
 		}
@@ -207,10 +211,12 @@ static void pn_hooks_remove(void)
 {
 	int err = pn_hooks_armed ? unregister_ftrace_function(&pn_ops) : 0;
 
-	while (WARN_ON(err)) {
+	if (WARN_ON(err)) {
 		pr_emerg("ftrace cannot unhook fork, exec and exit (error %d): this unload waits for ever, since freeing pnotify would leave them calling freed code; reboot\n",
 			 err);
-		ssleep(600);
+		/* Idle: neither a hung task nor load. */
+		for (;;)
+			schedule_timeout_idle(600 * HZ);
 	}
 	pn_hooks_unfilter();
 }
