@@ -126,7 +126,7 @@ echo "time total: $((SECONDS - start)) s" >> "$meta"
 python3 "$here/report.py" "$results"
 if [ -f "$results/logs/icount.profile" ]; then
 	python3 "$here/icount/profile.py" "$results/logs/icount.log" \
-		"$results/logs/icount.profile" > "$results/profile.md"
+		"$results/logs/icount.profile" 40 > "$results/profile.md"
 	echo "bench: kernel instructions by function in $results/profile.md"
 fi
 exit $failed

@@ -11,8 +11,9 @@ the addresses hold).  A row of LOG with marks=K takes the next K
 markers, as in bench/report.py; its instructions are those run between its
 first and its last.  Prints, for each operation, the TOP functions whose
 instructions per operation differ most from configuration A's, with each
-configuration's count; the module area (modules, ftrace and kprobe
-trampolines) counts as one.
+configuration's count: the modules' functions by name (their symbols
+dumped after each configuration is set up), and the module area (modules,
+ftrace and kprobe trampolines) as a whole besides.
 """
 import base64
 import bisect
@@ -24,28 +25,49 @@ from collections import defaultdict
 ROW = re.compile(r'bench: icount (.*)$')
 MODULES_VADDR = 0xffffffffc0000000
 MODULES_END = 0xffffffffff000000
+# A module address further than this above its symbol is not in it.
+MODULE_FUNCTION_MAX = 4096
+DUMP = re.compile(r'bench-(kallsyms|modsyms) (begin|end)')
 
 
-def read_symbols(log):
-    """The kernel's text symbols dumped in LOG, sorted: (addresses, names)."""
-    lines, inside = [], False
-    with open(log, errors='replace') as f:
-        for line in f:
-            line = line.strip()
-            if line == 'bench-kallsyms begin':
-                inside = True
-            elif line == 'bench-kallsyms end':
-                break
-            elif inside:
-                lines.append(line)
-    if not lines:
-        sys.exit(f'{log}: no kernel symbols (run with PN_BENCH_PROFILE=1)')
+def parse_symbols(lines):
+    """A dump's symbols, sorted: (addresses, names); a module's named
+    "function [module]"."""
     syms = []
     for line in gzip.decompress(base64.b64decode(''.join(lines))).decode().splitlines():
         w = line.split()
-        syms.append((int(w[0], 16), w[2]))
+        syms.append((int(w[0], 16), ' '.join(w[2:4])))
     syms.sort()
     return [a for a, _ in syms], [n for _, n in syms]
+
+
+def read_log(log):
+    """The kernel's symbols and the result rows in LOG, each row with the
+    module symbols dumped last before it."""
+    kernel, rows, modules = None, [], ([], [])
+    dump, lines = None, []
+    with open(log, errors='replace') as f:
+        for line in f:
+            line = line.strip()
+            m = DUMP.fullmatch(line)
+            if m and m.group(2) == 'begin':
+                dump, lines = m.group(1), []
+            elif m:
+                if dump == 'kallsyms':
+                    kernel = parse_symbols(lines)
+                else:
+                    modules = parse_symbols(lines)
+                dump = None
+            elif dump:
+                lines.append(line)
+            else:
+                m = ROW.search(line)
+                if m:
+                    rows.append((dict(kv.split('=', 1) for kv in m.group(1).split()),
+                                 modules))
+    if kernel is None:
+        sys.exit(f'{log}: no kernel symbols (run with PN_BENCH_PROFILE=1)')
+    return kernel, rows
 
 
 def read_sections(path):
@@ -63,19 +85,16 @@ def read_sections(path):
     return sections
 
 
-def read_rows(path):
-    rows = []
-    with open(path, errors='replace') as f:
-        for line in f:
-            m = ROW.search(line)
-            if m:
-                rows.append(dict(kv.split('=', 1) for kv in m.group(1).split()))
-    return rows
-
-
-def function_of(addr, addrs, names):
+def function_of(addr, kernel, modules):
+    """The function at ADDR: a kernel one, or a module's; in the module
+    area without a symbol near below (ftrace trampolines), the area."""
     if MODULES_VADDR <= addr < MODULES_END:
-        return '[module area]'
+        addrs, names = modules
+        i = bisect.bisect_right(addrs, addr) - 1
+        if i >= 0 and addr - addrs[i] < MODULE_FUNCTION_MAX:
+            return names[i]
+        return '[module area, no symbol]'
+    addrs, names = kernel
     i = bisect.bisect_right(addrs, addr) - 1
     return names[i] if i >= 0 else '[unknown]'
 
@@ -85,13 +104,13 @@ def main():
         sys.exit(__doc__)
     log, profile = sys.argv[1:3]
     top = int(sys.argv[3]) if len(sys.argv) == 4 else 25
-    addrs, names = read_symbols(log)
+    kernel, rows = read_log(log)
     sections = read_sections(profile)
     # per (cfg, op): function -> instructions, and the operations counted
     per = defaultdict(lambda: defaultdict(int))
     ops = defaultdict(int)
     used = 0
-    for row in read_rows(log):
+    for row, modules in rows:
         k = int(row.get('marks', 0))
         if not k:
             continue
@@ -102,7 +121,10 @@ def main():
         # The section of marker N holds what ran since marker N - 1.
         for section in sections[used + 1:used + k]:
             for addr, n in section:
-                per[key][function_of(addr, addrs, names)] += n
+                fn = function_of(addr, kernel, modules)
+                per[key][fn] += n
+                if MODULES_VADDR <= addr < MODULES_END:
+                    per[key]['[module area]'] += n
         ops[key] += int(row['ops'])
         used += k
     for op in sorted({op for _, op in per}):
@@ -120,7 +142,9 @@ def main():
               f'the {top} that differ most from A\n')
         print('| function | ' + ' | '.join(cfgs) + ' |')
         print('| --- |' + ' ---: |' * len(cfgs))
-        totals = [sum(per[(c, op)].values()) / ops[(c, op)] for c in cfgs]
+        # '[module area]' sums rows counted already.
+        totals = [sum(n for fn, n in per[(c, op)].items()
+                      if fn != '[module area]') / ops[(c, op)] for c in cfgs]
         print('| (all kernel) | ' + ' | '.join(f'{t:,.0f}' for t in totals)
               + ' |')
         for fn in sorted(funcs, key=lambda f: -spread[f])[:top]:

@@ -58,12 +58,15 @@ emit() {
 }
 
 # With PN_BENCH_PROFILE=1, the kernel's text symbols for
-# bench/icount/profile.py (Debian's System.map is a stub), gzipped in base64.
-if [ "${PN_BENCH_PROFILE:-0}" = 1 ]; then
-	echo "bench-kallsyms begin"
-	grep -E ' [tT] ' /proc/kallsyms | gzip -c | base64
-	echo "bench-kallsyms end"
-fi
+# bench/icount/profile.py (Debian's System.map is a stub), gzipped in base64;
+# the modules' after each configuration is set up (a reload may move them).
+dump_symbols() {
+	[ "${PN_BENCH_PROFILE:-0}" = 1 ] || return 0
+	echo "bench-$1 begin"
+	grep -E "$2" /proc/kallsyms | gzip -c | base64
+	echo "bench-$1 end"
+}
+dump_symbols kallsyms ' [tT] [^[]*$'
 
 # The first runs after boot count more (the boot's deferred work): one
 # unmarked round of every operation first.
@@ -76,6 +79,7 @@ run=1
 while [ "$run" -le "$BENCH_RUNS" ]; do
 	for cfg in $configs; do
 		bench_config "$cfg"
+		dump_symbols modsyms ' [tT] .*\['
 		for op in $ops; do
 			out=$(bench_in "$cfg" opcount -P "$first_pid" "$op" "$n") ||
 				pn_fail "opcount $op in $cfg: $out"
@@ -100,6 +104,7 @@ while [ "$run" -le "$BENCH_RUNS" ]; do
 		*) pn_fail "unknown population $p" ;;
 		esac
 		bench_config D
+		dump_symbols modsyms ' [tT] .*\['
 		# shellcheck disable=SC2086
 		out=$(bench_in D /tmp/hold-and-count $args) || pn_fail "$p: $out"
 		emit "run=$run cfg=D-${p%:*}-$m op=fork ops=$n" "$out"
