@@ -9,11 +9,15 @@
  * they take only raw spinlocks and bit locks and never allocate.  What a
  * fork needs is prepared beforehand: every entry holds a *kit*, the entry
  * its next child will get, with one subscription block per subscription
- * the child may inherit.  The fork hook consumes the kit; the parent's
- * prep work makes a new one before the parent returns to user space, and
- * the child's prep work makes the child's, before its first user
- * instruction.  A task forks at most once per return to user space, so a
- * kit is always ready when it is needed.
+ * the child may inherit, and in it, the kit that child will hold.  The fork
+ * hook consumes the kit; the parent's prep work makes a new one before the
+ * parent returns to user space.  A child whose kit came with it needs no
+ * work of its own; one without (its parent's refill found no memory, or
+ * the parent was itself such a child) gets its kit from its prep work,
+ * before its first user instruction.  A task forks at most once per return
+ * to user space, so a kit is always ready when it is needed.  The kits of
+ * tasks that exit are kept for the next refills (pn_kits): a fork and an
+ * exit in a job make one kit, not two.
  *
  * Callbacks other than inherit run from task works, in the task's own
  * context, where sleeping is legal:
@@ -61,7 +65,10 @@ enum pn_task_flag {
 	PN_PREP_QUEUED,
 };
 
-/* A followed task; before it has one, a kit for some task's next child. */
+/*
+ * A followed task; before it has one, a kit for some task's next child,
+ * and on the kit cache, a kit for some refill.
+ */
 struct pn_task {
 	struct hlist_bl_node node;
 	struct task_struct *task;
@@ -71,7 +78,7 @@ struct pn_task {
 	unsigned int nr_subs;
 	struct list_head forks;		/* subscriptions awaiting fork() */
 	unsigned long flags;
-	struct pn_task *kit;		/* the next child's entry */
+	struct pn_task *kit;		/* the next child's entry; cached: next */
 	refcount_t ref;			/* table + queued works */
 	struct callback_head prep_work;
 	struct callback_head exec_work;
@@ -102,6 +109,15 @@ static DEFINE_MUTEX(pn_register_mutex);
  */
 static unsigned int pn_nr_events;
 static size_t pn_room;
+/*
+ * Clean kits (unbound, their blocks zeroed), linked through ->kit: those of
+ * exited tasks, kept for the next refills.  Sized for the subscribers
+ * registered when they were kept; one that no longer fits is freed.
+ */
+#define PN_KITS_MAX 256
+static DEFINE_RAW_SPINLOCK(pn_kits_lock);
+static struct pn_task *pn_kits;
+static unsigned int pn_nr_kits;
 /* Orders queued pnotify_call()s against the end of their subscription. */
 static DEFINE_RAW_SPINLOCK(pn_calls_lock);
 /* Woken when works in flight or a subscriber's subscriptions drain. */
@@ -194,19 +210,23 @@ static struct {
 	atomic_long_t works_inflight;
 	atomic_long_t forks_followed;
 	atomic_long_t fork_failures;
+	atomic_long_t kits_made;
 } pn_stats;
 
 /* ---- entries and kits --------------------------------------------------- */
 
+/* Frees @e and the kit it holds, if any (a kit's own kit holds none). */
 static void pn_entry_free(struct pn_task *e)
 {
+	struct pn_task *kit;
 	unsigned int i;
 
-	if (!e)
-		return;
-	for (i = 0; i < e->nr_prepared; i++)
-		kfree(e->prepared[i]);
-	kfree(e);
+	for (; e; e = kit) {
+		kit = e->kit;
+		for (i = 0; i < e->nr_prepared; i++)
+			kfree(e->prepared[i]);
+		kfree(e);
+	}
 }
 
 /* An entry bound to no task, with @nr blocks of @room bytes each. */
@@ -281,11 +301,65 @@ static void pn_task_needs(struct pn_task *e, unsigned int *nr, size_t *room)
 		*room = max(*room, sub->events->data_size);
 }
 
-/* A kit for any set of subscriptions of the subscribers registered now. */
-static struct pn_task *pn_kit_alloc(unsigned int nr, size_t room, gfp_t gfp)
+/*
+ * A kit for any set of subscriptions of the subscribers registered now:
+ * a cached one, or a new one.  Process context.
+ */
+static struct pn_task *pn_kit_get(unsigned int nr, size_t room, gfp_t gfp)
 {
-	return pn_entry_alloc(max(nr, READ_ONCE(pn_nr_events)),
-			      max(room, READ_ONCE(pn_room)), gfp);
+	struct pn_task *kit;
+
+	nr = max(nr, READ_ONCE(pn_nr_events));
+	room = max(room, READ_ONCE(pn_room));
+	raw_spin_lock(&pn_kits_lock);
+	kit = pn_kits;
+	if (kit) {
+		pn_kits = kit->kit;
+		pn_nr_kits--;
+	}
+	raw_spin_unlock(&pn_kits_lock);
+	if (kit) {
+		kit->kit = NULL;
+		if (pn_kit_fits(kit, nr, room))
+			return kit;
+		pn_entry_free(kit);
+	}
+	kit = pn_entry_alloc(nr, room, gfp);
+	if (kit)
+		atomic_long_inc(&pn_stats.kits_made);
+	return kit;
+}
+
+/* Keeps @kit, and the kit in it, for a refill if they fit, or frees them. */
+static void pn_kit_put(struct pn_task *kit)
+{
+	unsigned int nr = READ_ONCE(pn_nr_events);
+	size_t room = READ_ONCE(pn_room);
+	struct pn_task *next;
+
+	for (; kit; kit = next) {
+		next = kit->kit;
+		kit->kit = NULL;
+		if (pn_kit_fits(kit, nr, room)) {
+			raw_spin_lock(&pn_kits_lock);
+			if (pn_nr_kits < PN_KITS_MAX) {
+				kit->kit = pn_kits;
+				pn_kits = kit;
+				pn_nr_kits++;
+				kit = NULL;
+			}
+			raw_spin_unlock(&pn_kits_lock);
+		}
+		pn_entry_free(kit);
+	}
+}
+
+/* At unload. */
+static void pn_kits_free(void)
+{
+	pn_entry_free(pn_kits);
+	pn_kits = NULL;
+	pn_nr_kits = 0;
 }
 
 static struct hlist_bl_head *pn_bucket(const struct task_struct *task)
@@ -406,36 +480,71 @@ static bool pn_task_unhash_if_idle(struct pn_task *e, struct pn_task **kit)
 /* Drops the table's reference of an entry taken out by the caller. */
 static void pn_task_retire(struct pn_task *e, struct pn_task *kit)
 {
-	pn_entry_free(kit);
+	pn_kit_put(kit);
 	pn_task_put(e);
 }
 
-/* Gives @e a kit that fits its subscriptions.  Sleeps. */
+/*
+ * Whether @e (locked) can fork without a refill: a kit for the child's
+ * entry that fits (@nr, @room), and in it, one for the child.
+ */
+static bool pn_task_stocked(const struct pn_task *e, unsigned int nr,
+			    size_t room)
+{
+	return pn_kit_fits(e->kit, nr, room) &&
+	       pn_kit_fits(e->kit->kit, nr, room);
+}
+
+/* Whether @e (locked) can fork, the kit of its child's entry aside. */
+static bool pn_task_has_kit(struct pn_task *e)
+{
+	unsigned int nr;
+	size_t room;
+
+	pn_task_needs(e, &nr, &room);
+	return pn_kit_fits(e->kit, nr, room);
+}
+
+/* Whether @e (locked) can fork and give its child a kit. */
+static bool pn_task_has_stock(struct pn_task *e)
+{
+	unsigned int nr;
+	size_t room;
+
+	pn_task_needs(e, &nr, &room);
+	return pn_task_stocked(e, nr, room);
+}
+
+/*
+ * Gives @e the kits its next fork needs (pn_task_stocked()).  Sleeps.
+ * Without memory for the first, its next fork fails; without the second,
+ * that child makes its own.
+ */
 static void pn_task_refill(struct pn_task *e)
 {
-	struct pn_task *kit = NULL;
+	struct pn_task *kit = NULL, **slot;
 	unsigned int nr;
 	size_t room;
 
 	for (;;) {
 		pn_entry_lock(e);
 		pn_task_needs(e, &nr, &room);
-		if (test_bit(PN_DEAD, &e->flags) ||
-		    pn_kit_fits(e->kit, nr, room))
-			break;
-		if (pn_kit_fits(kit, nr, room)) {
-			swap(e->kit, kit);
-			break;
+		if (!test_bit(PN_DEAD, &e->flags) &&
+		    !pn_task_stocked(e, nr, room) && pn_kit_fits(kit, nr, room)) {
+			slot = pn_kit_fits(e->kit, nr, room) ? &e->kit->kit :
+							       &e->kit;
+			swap(*slot, kit);
 		}
+		if (test_bit(PN_DEAD, &e->flags) || pn_task_stocked(e, nr, room))
+			break;
 		pn_entry_unlock(e);
-		pn_entry_free(kit);
-		kit = pn_kit_alloc(nr, room, GFP_KERNEL);
-		/* Without memory, this task's next fork fails. */
+		pn_kit_put(kit);
+		kit = pn_kit_get(nr, room, GFP_KERNEL);
 		if (!kit)
 			return;
 	}
 	pn_entry_unlock(e);
-	pn_entry_free(kit);
+	pn_kit_put(kit);
 }
 
 /* ---- task works --------------------------------------------------------- */
@@ -577,10 +686,10 @@ static struct pnotify_subscriber *pn_sub_alloc(struct task_struct *task,
 	if (!sub)
 		return ERR_PTR(-ENOMEM);
 	sub->spare_entry = pn_entry_alloc(0, 0, gfp);
-	sub->spare_kit = pn_kit_alloc(1, events->data_size, gfp);
+	sub->spare_kit = pn_kit_get(1, events->data_size, gfp);
 	if (!sub->spare_entry || !sub->spare_kit) {
 		pn_entry_free(sub->spare_entry);
-		pn_entry_free(sub->spare_kit);
+		pn_kit_put(sub->spare_kit);
 		kfree(sub);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -645,7 +754,7 @@ static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb)
 	}
 	raw_spin_unlock(&pn_calls_lock);
 	pn_entry_free(sub->spare_entry);
-	pn_entry_free(sub->spare_kit);
+	pn_kit_put(sub->spare_kit);
 	if (exit_cb) {
 		events->exit(sub->task, sub);
 		atomic_long_inc(&events->nr_exit);
@@ -820,7 +929,7 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub,
 		pn_task_retire(e, old);
 	if (e != new)
 		pn_task_put(new);
-	pn_entry_free(kit);
+	pn_kit_put(kit);
 	if (replaced)
 		pn_sub_put(replaced);
 	return err;
@@ -993,9 +1102,13 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	list_for_each_entry(psub, &pe->subs, task_link)
 		if (pn_fork_inherit(ce, kit, psub) < 0)
 			failed = true;
-	/* The child's prep work also lets go of an entry left idle. */
-	prep_child = pn_task_claim_prep(ce);
-	prep_parent = pn_task_claim_prep(pe);
+	/*
+	 * The child's prep work runs its fork callbacks, lets go of an entry
+	 * left idle, or makes a kit that did not come with it.
+	 */
+	prep_child = (!list_empty(&ce->forks) || !ce->nr_subs ||
+		      !pn_task_has_kit(ce)) && pn_task_claim_prep(ce);
+	prep_parent = !pn_task_has_stock(pe) && pn_task_claim_prep(pe);
 	pn_entry_unlock(ce);
 	pn_entry_unlock(pe);
 	if (prep_child)
@@ -1060,6 +1173,12 @@ static void pn_run_forks(struct pn_task *e)
 	bool failed = false;
 	int cookie;
 
+	/*
+	 * Only the hook that made the task adds to its list, before the task
+	 * ran, and only the task takes from it: most tasks have none pending.
+	 */
+	if (list_empty(&e->forks))
+		return;
 	cookie = pn_read_lock();
 	for (;;) {
 		pn_entry_lock(e);
@@ -1693,6 +1812,9 @@ void pn_core_show(struct seq_file *m)
 		   atomic_long_read(&pn_stats.forks_followed));
 	seq_printf(m, "fork_failures: %ld\n",
 		   atomic_long_read(&pn_stats.fork_failures));
+	seq_printf(m, "kits_made: %ld\n",
+		   atomic_long_read(&pn_stats.kits_made));
+	seq_printf(m, "kits_cached: %u\n", READ_ONCE(pn_nr_kits));
 	seq_printf(m, "%-32s %8s %10s %10s %10s %8s %8s\n", "subscriber",
 		   "tasks", "forks", "execs", "exits", "inits", "failed");
 	mutex_lock(&pn_register_mutex);
@@ -1875,5 +1997,6 @@ void pn_core_exit_module(void)
 	pn_test_unloadable();
 	rcu_barrier();
 	WARN_ON_ONCE(atomic_long_read(&pn_stats.tasks));
+	pn_kits_free();
 	kvfree(pn_table);
 }
