@@ -34,6 +34,8 @@
  *    when the parent exits or is unsubscribed meanwhile: the parent's exit
  *    callback waits for its pending children.  After PNOTIFY_CALL_FORK the
  *    child is subscribed already; > 0 or < 0 then ends that subscription.
+ *    Being subscribed, it may be found, replaced or have calls queued
+ *    before fork() runs, and those calls may run first.
  *  - exec(task, sub): runs in the task after exec has committed, before the
  *    new image runs.
  *  - exit(task, sub): runs exactly once for every subscription that was

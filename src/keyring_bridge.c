@@ -311,7 +311,8 @@ static void kb_join_restart(struct pnotify_subscriber *sub,
 	if (old) {
 		spin_lock(&old->lock);
 		old->before = before;
-		old->settled_ns = 0;
+		/* kb_inherit() reads it unlocked. */
+		WRITE_ONCE(old->settled_ns, 0);
 		old->gen++;
 		spin_unlock(&old->lock);
 		kfree(join);
@@ -443,23 +444,42 @@ static void kb_join_run(struct task_struct *task,
 	spin_lock(&join->lock);
 	/* Unless the task joined again meanwhile: that join is to be run. */
 	if (join->gen == gen)
-		join->settled_ns = ktime_get_ns();
+		WRITE_ONCE(join->settled_ns, ktime_get_ns());
 	spin_unlock(&join->lock);
 }
 
 /*
- * A child is treated as joining when it was forked before its parent's
- * join was settled; any other child keeps what it inherited.
+ * In the fork hook (atomic, see pnotify.h).  A child is treated as joining
+ * when it was forked before its parent's join was settled: it settles its
+ * own in kb_fork(), in its own context.  Any other child keeps what it
+ * inherited, with no callback to run.  The parent's join lives as long as
+ * its subscription is linked, as it is during the hook; it is read without
+ * its lock, which is taken with interrupts on.
  */
+static int kb_inherit(struct task_struct *child,
+		      struct pnotify_subscriber *sub,
+		      struct pnotify_subscriber *parent)
+{
+	/* Published by kb_join_restart() with smp_store_release(). */
+	struct kb_join *join = smp_load_acquire(&parent->data);
+	u64 settled_ns;
+
+	if (!join)
+		return 0;
+	settled_ns = READ_ONCE(join->settled_ns);
+	if (settled_ns && child->start_time > settled_ns)
+		return 0;
+	return PNOTIFY_CALL_FORK;
+}
+
+/* After kb_inherit() found the parent's join unsettled at the fork. */
 static int kb_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 		   void *parent_data)
 {
-	struct kb_join *parent = parent_data;
+	struct kb_join *parent = parent_data, *join;
 	key_serial_t before;
 	u64 settled_ns;
 
-	if (!parent)
-		return 0;
 	spin_lock(&parent->lock);
 	before = parent->before;
 	settled_ns = parent->settled_ns;
@@ -467,8 +487,20 @@ static int kb_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 	if (settled_ns && task->start_time > settled_ns)
 		return 0;
 	/* A child that cannot wait, for want of memory, stays without. */
-	if (!kb_settle(before))
-		sub->data = kb_join_new(before);
+	if (kb_settle(before))
+		return 0;
+	join = kb_join_new(before);
+	/*
+	 * Subscribed since the hook, the child may have joined a job since:
+	 * that join, newer, stands.
+	 */
+	mutex_lock(&kb_lock);
+	if (!sub->data) {
+		smp_store_release(&sub->data, join);
+		join = NULL;
+	}
+	mutex_unlock(&kb_lock);
+	kfree(join);
 	return 0;
 }
 
@@ -546,6 +578,7 @@ static struct pnotify_events kb_events = {
 	.module = THIS_MODULE,
 	.name = "keyring_bridge",
 	.init = kb_init,
+	.inherit = kb_inherit,
 	.fork = kb_fork,
 	.exec = kb_exec,
 	.exit = kb_exit,
