@@ -34,7 +34,7 @@
  * children's fork callbacks and exit is always the last callback.
  *
  * Locks: entry->lock, then events->subs_lock, then a table bucket's bit
- * lock, then pn_calls_lock; all raw.  A subscriber's inherit() runs under
+ * lock, then pn_calls_lock; entry->lock, then pn_kits_lock; all raw.  A subscriber's inherit() runs under
  * the parent's entry->lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -111,10 +111,13 @@ static unsigned int pn_nr_events;
 static size_t pn_room;
 /*
  * Clean kits (unbound, their blocks zeroed), linked through ->kit: those of
- * exited tasks, kept for the next refills.  Sized for the subscribers
- * registered when they were kept; one that no longer fits is freed.
+ * exited tasks, and those their exit works make to keep PN_KITS_LOW, for
+ * the fork hook to restock the parent from and for refills.  Sized for the
+ * subscribers registered when they were kept; once a subscriber registers,
+ * they are freed.  Taken with interrupts off: the fork hook takes the lock.
  */
 #define PN_KITS_MAX 256
+#define PN_KITS_LOW 16
 static DEFINE_RAW_SPINLOCK(pn_kits_lock);
 static struct pn_task *pn_kits;
 static unsigned int pn_nr_kits;
@@ -302,32 +305,55 @@ static void pn_task_needs(struct pn_task *e, unsigned int *nr, size_t *room)
 }
 
 /*
- * A kit for any set of subscriptions of the subscribers registered now:
- * a cached one, or a new one.  Process context.
+ * Takes the cache's first kit if it fits (@nr, @room); pn_kits_lock held.
+ * A kit that does not fit any more stays for pn_kit_get() to free.
  */
-static struct pn_task *pn_kit_get(unsigned int nr, size_t room, gfp_t gfp)
+static struct pn_task *pn_kits_pop(unsigned int nr, size_t room)
+{
+	struct pn_task *kit = pn_kits;
+
+	if (!pn_kit_fits(kit, nr, room))
+		return NULL;
+	pn_kits = kit->kit;
+	pn_nr_kits--;
+	kit->kit = NULL;
+	return kit;
+}
+
+/* A new kit for any set of subscriptions of the subscribers registered now. */
+static struct pn_task *pn_kit_new(unsigned int nr, size_t room, gfp_t gfp)
 {
 	struct pn_task *kit;
 
-	nr = max(nr, READ_ONCE(pn_nr_events));
-	room = max(room, READ_ONCE(pn_room));
-	raw_spin_lock(&pn_kits_lock);
-	kit = pn_kits;
-	if (kit) {
-		pn_kits = kit->kit;
-		pn_nr_kits--;
-	}
-	raw_spin_unlock(&pn_kits_lock);
-	if (kit) {
-		kit->kit = NULL;
-		if (pn_kit_fits(kit, nr, room))
-			return kit;
-		pn_entry_free(kit);
-	}
-	kit = pn_entry_alloc(nr, room, gfp);
+	kit = pn_entry_alloc(max(nr, READ_ONCE(pn_nr_events)),
+			     max(room, READ_ONCE(pn_room)), gfp);
 	if (kit)
 		atomic_long_inc(&pn_stats.kits_made);
 	return kit;
+}
+
+/*
+ * A kit that fits (@nr, @room) and the subscribers registered now: a cached
+ * one, or a new one.  Process context.
+ */
+static struct pn_task *pn_kit_get(unsigned int nr, size_t room, gfp_t gfp)
+{
+	struct pn_task *kit, *stale = NULL;
+	unsigned long flags;
+
+	nr = max(nr, READ_ONCE(pn_nr_events));
+	room = max(room, READ_ONCE(pn_room));
+	raw_spin_lock_irqsave(&pn_kits_lock, flags);
+	kit = pn_kits_pop(nr, room);
+	if (!kit && pn_kits) {
+		/* Sized before a subscriber registered: the rest are too. */
+		stale = pn_kits;
+		pn_kits = NULL;
+		pn_nr_kits = 0;
+	}
+	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+	pn_entry_free(stale);
+	return kit ?: pn_kit_new(nr, room, gfp);
 }
 
 /* Keeps @kit, and the kit in it, for a refill if they fit, or frees them. */
@@ -335,22 +361,41 @@ static void pn_kit_put(struct pn_task *kit)
 {
 	unsigned int nr = READ_ONCE(pn_nr_events);
 	size_t room = READ_ONCE(pn_room);
+	unsigned long flags;
 	struct pn_task *next;
 
 	for (; kit; kit = next) {
 		next = kit->kit;
 		kit->kit = NULL;
 		if (pn_kit_fits(kit, nr, room)) {
-			raw_spin_lock(&pn_kits_lock);
+			raw_spin_lock_irqsave(&pn_kits_lock, flags);
 			if (pn_nr_kits < PN_KITS_MAX) {
 				kit->kit = pn_kits;
 				pn_kits = kit;
 				pn_nr_kits++;
 				kit = NULL;
 			}
-			raw_spin_unlock(&pn_kits_lock);
+			raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
 		}
 		pn_entry_free(kit);
+	}
+}
+
+/*
+ * Keeps PN_KITS_LOW kits in the cache, from the exits of followed tasks (in
+ * process context), for the fork hook to restock the parent from: a fork
+ * takes two kits, the exit of its child gives one back and makes one, and
+ * the parent needs no refill work.
+ */
+static void pn_kits_top_up(void)
+{
+	struct pn_task *kit;
+
+	while (READ_ONCE(pn_nr_kits) < PN_KITS_LOW) {
+		kit = pn_kit_new(0, 0, GFP_KERNEL);
+		if (!kit)
+			return;
+		pn_kit_put(kit);
 	}
 }
 
@@ -1045,6 +1090,24 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 }
 
 /*
+ * Restocks @e (locked), which just gave its kit to its child, from the kit
+ * cache: with a kit for its next child's entry and one in it for that
+ * child, it needs no refill work.  In the fork hook, interrupts off.
+ */
+static void pn_task_restock(struct pn_task *e)
+{
+	unsigned int nr;
+	size_t room;
+
+	pn_task_needs(e, &nr, &room);
+	raw_spin_lock(&pn_kits_lock);
+	e->kit = pn_kits_pop(nr, room);
+	if (e->kit)
+		e->kit->kit = pn_kits_pop(nr, room);
+	raw_spin_unlock(&pn_kits_lock);
+}
+
+/*
  * The hook holds the forking task's siglock, and the new process cannot be
  * found yet: its pending set is ours, as copy_process() treats the signals
  * it held back during the fork.
@@ -1095,6 +1158,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	ce = pn_fork_entry(kit);
 	if (ce == kit) {
 		pe->kit = NULL;
+		pn_task_restock(pe);
 	} else {
 		/* The kit stays the parent's, short of the blocks used. */
 		pn_entry_unbind(kit);
@@ -1380,6 +1444,7 @@ static void pn_exit_work(struct callback_head *work)
 
 	pn_run_forks(e);
 	pn_task_end(e);
+	pn_kits_top_up();
 	pn_exiting_del(e);
 	pn_task_put(e);
 	pn_work_done();
