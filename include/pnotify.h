@@ -116,6 +116,7 @@ struct pnotify_subscriber {
 	struct pn_task *spare_entry;	/* until established: what it needs */
 	struct pn_task *spare_kit;
 	refcount_t ref;
+	size_t room_bytes;		/* of room[], at least data_size */
 	unsigned long long room[];	/* data_size bytes, when nonzero */
 };
 

@@ -10,14 +10,17 @@
  * fork needs is prepared beforehand: every entry holds a *kit*, the entry
  * its next child will get, with one subscription block per subscription
  * the child may inherit, and in it, the kit that child will hold.  The fork
- * hook consumes the kit; the parent's prep work makes a new one before the
- * parent returns to user space.  A child whose kit came with it needs no
+ * hook consumes the kit and restocks the parent from a cache; when that
+ * is short, the parent's prep work makes a new one before the parent
+ * returns to user space.  A child whose kit came with it needs no
  * work of its own; one without (its parent's refill found no memory, or
  * the parent was itself such a child) gets its kit from its prep work,
  * before its first user instruction.  A task forks at most once per return
- * to user space, so a kit is always ready when it is needed.  The kits of
- * tasks that exit are kept for the next refills (pn_kits): a fork and an
- * exit in a job make one kit, not two.
+ * to user space, so a kit is always ready when it is needed.  Kits are
+ * cached (pn_kits): the unused kits of tasks that exit, and their entries
+ * made kits again after their grace period (pn_kit_remake()), so that a
+ * fork and an exit in a job allocate nothing and queue no refill work in
+ * the steady state.
  *
  * Callbacks other than inherit run from task works, in the task's own
  * context, where sleeping is legal:
@@ -43,6 +46,7 @@
 #include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/oom.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -85,8 +89,12 @@ struct pn_task {
 	struct callback_head exit_work;
 	struct hlist_bl_node exit_node;	/* on pn_exiting while it is queued */
 	struct rcu_head rcu;
-	/* As a kit: blocks of room bytes of data each, taken from the end. */
+	/*
+	 * As a kit: blocks of room bytes of data each, taken from the end;
+	 * kept when the entry is made a kit again (pn_kit_remake()).
+	 */
 	size_t room;
+	unsigned int nr_slots;		/* of prepared[] */
 	unsigned int nr_prepared;
 	struct pnotify_subscriber *prepared[];
 };
@@ -121,6 +129,20 @@ static size_t pn_room;
 static DEFINE_RAW_SPINLOCK(pn_kits_lock);
 static struct pn_task *pn_kits;
 static unsigned int pn_nr_kits;
+/*
+ * Under the same lock, the zeroed blocks of ended subscriptions (linked
+ * through ->fork_parent), of pn_room bytes: with them, the entry of a task
+ * gone is made a kit again rather than freed.
+ */
+#define PN_BLOCKS_MAX 256
+static struct pnotify_subscriber *pn_blocks;
+static unsigned int pn_nr_blocks;
+static size_t pn_blocks_room;		/* of every block cached */
+/*
+ * Not with KASAN (the debug lanes): a use after free of an entry or a
+ * block would touch another live one, unseen, where KASAN reports it.
+ */
+#define PN_REUSE !IS_ENABLED(CONFIG_KASAN)
 /* Orders queued pnotify_call()s against the end of their subscription. */
 static DEFINE_RAW_SPINLOCK(pn_calls_lock);
 /* Woken when works in flight or a subscriber's subscriptions drain. */
@@ -232,26 +254,52 @@ static void pn_entry_free(struct pn_task *e)
 	}
 }
 
-/* An entry bound to no task, with @nr blocks of @room bytes each. */
-static struct pn_task *pn_entry_alloc(unsigned int nr, size_t room, gfp_t gfp)
+/* Everything of an entry but its blocks, as a new one has it. */
+static void pn_entry_reset(struct pn_task *e)
 {
-	struct pn_task *e = kzalloc(struct_size(e, prepared, nr), gfp);
-
-	if (!e)
-		return NULL;
+	memset(e, 0, offsetof(struct pn_task, room));
 	raw_spin_lock_init(&e->lock);
 	INIT_LIST_HEAD(&e->subs);
 	INIT_LIST_HEAD(&e->forks);
 	refcount_set(&e->ref, 1);
+}
+
+/* The bytes of a block with @room bytes of data. */
+static size_t pn_block_size(size_t room)
+{
+	struct pnotify_subscriber *b;
+
+	return struct_size(b, room, DIV_ROUND_UP(room, 8));
+}
+
+/* Zeroes @b as pnotify_events.inherit() gets it; its size stays. */
+static void pn_block_clear(struct pnotify_subscriber *b)
+{
+	size_t room = b->room_bytes;
+
+	memset(b, 0, pn_block_size(room));
+	b->room_bytes = room;
+}
+
+/* An entry bound to no task, with @nr blocks of @room bytes each. */
+static struct pn_task *pn_entry_alloc(unsigned int nr, size_t room, gfp_t gfp)
+{
+	struct pn_task *e = kmalloc(struct_size(e, prepared, nr), gfp);
+	struct pnotify_subscriber *b;
+
+	if (!e)
+		return NULL;
+	pn_entry_reset(e);
 	e->room = room;
-	for (; e->nr_prepared < nr; e->nr_prepared++) {
-		e->prepared[e->nr_prepared] =
-			kzalloc(struct_size(e->prepared[0], room,
-					    DIV_ROUND_UP(room, 8)), gfp);
-		if (!e->prepared[e->nr_prepared]) {
+	e->nr_slots = nr;
+	for (e->nr_prepared = 0; e->nr_prepared < nr; e->nr_prepared++) {
+		b = kzalloc(pn_block_size(room), gfp);
+		if (!b) {
 			pn_entry_free(e);
 			return NULL;
 		}
+		b->room_bytes = room;
+		e->prepared[e->nr_prepared] = b;
 	}
 	return e;
 }
@@ -272,12 +320,15 @@ static void pn_entry_unbind(struct pn_task *e)
 	atomic_long_dec(&pn_stats.tasks);
 }
 
+static struct pn_task *pn_kit_remake(struct pn_task *e);
+static void pn_kit_put(struct pn_task *kit);
+
 static void pn_task_free_rcu(struct rcu_head *rcu)
 {
 	struct pn_task *e = container_of(rcu, struct pn_task, rcu);
 
 	pn_entry_unbind(e);
-	pn_entry_free(e);
+	pn_kit_put(pn_kit_remake(e));
 }
 
 /* Any context, the hooks included. */
@@ -390,13 +441,111 @@ static void pn_kit_put(struct pn_task *kit)
 static void pn_kits_top_up(void)
 {
 	struct pn_task *kit;
+	unsigned int i;
 
-	while (READ_ONCE(pn_nr_kits) < PN_KITS_LOW) {
-		kit = pn_kit_new(0, 0, GFP_KERNEL);
+	/* Memory an OOM victim may take is for its exit, not for a cache. */
+	if (tsk_is_oom_victim(current))
+		return;
+	for (i = 0; i < PN_KITS_LOW && READ_ONCE(pn_nr_kits) < PN_KITS_LOW;
+	     i++) {
+		kit = pn_kit_new(0, 0, GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 		if (!kit)
 			return;
 		pn_kit_put(kit);
 	}
+}
+
+/* Frees a list of blocks linked through ->fork_parent. */
+static void pn_blocks_free(struct pnotify_subscriber *b)
+{
+	struct pnotify_subscriber *next;
+
+	for (; b; b = next) {
+		next = b->fork_parent;
+		kfree(b);
+	}
+}
+
+/*
+ * Readies the block cache for blocks of @room bytes: if it holds others
+ * (cached before a subscriber with more data registered), takes them off
+ * for the caller to free once unlocked.  pn_kits_lock held.
+ */
+static struct pnotify_subscriber *pn_blocks_stale(size_t room)
+{
+	struct pnotify_subscriber *stale = pn_blocks;
+
+	if (pn_blocks_room == room)
+		return NULL;
+	pn_blocks = NULL;
+	pn_nr_blocks = 0;
+	pn_blocks_room = room;
+	return stale;
+}
+
+/*
+ * Makes @e, the entry of a task gone (out of the table, past its grace
+ * period), a clean kit again, its blocks made up from the cached ones; or
+ * frees it when it cannot be (sized before a subscriber registered, too few
+ * blocks cached).  An RCU callback: any context but the hooks'.
+ */
+static struct pn_task *pn_kit_remake(struct pn_task *e)
+{
+	unsigned int nr = READ_ONCE(pn_nr_events);
+	struct pnotify_subscriber *b, *stale;
+	unsigned int want;
+	unsigned long flags;
+	bool remade;
+
+	if (!PN_REUSE || e->nr_slots < nr || e->room != READ_ONCE(pn_room)) {
+		pn_entry_free(e);
+		return NULL;
+	}
+	want = max(nr, e->nr_prepared) - e->nr_prepared;
+	raw_spin_lock_irqsave(&pn_kits_lock, flags);
+	stale = pn_blocks_stale(e->room);
+	remade = pn_nr_kits < PN_KITS_MAX && pn_nr_blocks >= want;
+	for (; remade && want; want--) {
+		b = pn_blocks;
+		pn_blocks = b->fork_parent;
+		pn_nr_blocks--;
+		b->fork_parent = NULL;
+		e->prepared[e->nr_prepared++] = b;
+	}
+	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+	pn_blocks_free(stale);
+	if (!remade) {
+		pn_entry_free(e);
+		return NULL;
+	}
+	pn_entry_reset(e);
+	return e;
+}
+
+/*
+ * Keeps the block of an ended subscription for pn_kit_remake(), zeroed, if
+ * it has the size kits have now, or frees it.  Process context.
+ */
+static void pn_block_put(struct pnotify_subscriber *b)
+{
+	struct pnotify_subscriber *stale = NULL;
+	size_t room = READ_ONCE(pn_room);
+	unsigned long flags;
+
+	if (PN_REUSE && b->room_bytes == room) {
+		pn_block_clear(b);
+		raw_spin_lock_irqsave(&pn_kits_lock, flags);
+		stale = pn_blocks_stale(room);
+		if (pn_nr_blocks < PN_BLOCKS_MAX) {
+			b->fork_parent = pn_blocks;
+			pn_blocks = b;
+			pn_nr_blocks++;
+			b = NULL;
+		}
+		raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+	}
+	pn_blocks_free(stale);
+	kfree(b);
 }
 
 /* At unload. */
@@ -405,6 +554,9 @@ static void pn_kits_free(void)
 	pn_entry_free(pn_kits);
 	pn_kits = NULL;
 	pn_nr_kits = 0;
+	pn_blocks_free(pn_blocks);
+	pn_blocks = NULL;
+	pn_nr_blocks = 0;
 }
 
 static struct hlist_bl_head *pn_bucket(const struct task_struct *task)
@@ -726,10 +878,10 @@ static struct pnotify_subscriber *pn_sub_alloc(struct task_struct *task,
 	struct pnotify_subscriber *sub;
 
 	might_sleep();
-	sub = kzalloc(struct_size(sub, room, DIV_ROUND_UP(events->data_size, 8)),
-		      gfp);
+	sub = kzalloc(pn_block_size(events->data_size), gfp);
 	if (!sub)
 		return ERR_PTR(-ENOMEM);
+	sub->room_bytes = events->data_size;
 	sub->spare_entry = pn_entry_alloc(0, 0, gfp);
 	sub->spare_kit = pn_kit_get(1, events->data_size, gfp);
 	if (!sub->spare_entry || !sub->spare_kit) {
@@ -805,7 +957,7 @@ static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb)
 		atomic_long_inc(&events->nr_exit);
 	}
 	put_task_struct(sub->task);
-	kfree(sub);
+	pn_block_put(sub);
 	/* After the decrement, events may be freed: touch only our own. */
 	if (atomic_dec_and_test(&events->nr_subs))
 		pn_drained();
@@ -1040,8 +1192,7 @@ static int pn_fork_inherit(struct pn_task *ce, struct pn_task *kit,
 			atomic_long_inc(&events->nr_failed);
 		if (ret < 0 || ret == PNOTIFY_SKIP) {
 			/* The block stays in the kit, zeroed again. */
-			memset(sub, 0, struct_size(sub, room,
-						   DIV_ROUND_UP(kit->room, 8)));
+			pn_block_clear(sub);
 			return ret < 0 ? ret : 0;
 		}
 		pn_sub_add(ce, sub);
@@ -1880,6 +2031,8 @@ void pn_core_show(struct seq_file *m)
 	seq_printf(m, "kits_made: %ld\n",
 		   atomic_long_read(&pn_stats.kits_made));
 	seq_printf(m, "kits_cached: %u\n", READ_ONCE(pn_nr_kits));
+	seq_printf(m, "blocks_cached: %u\n", READ_ONCE(pn_nr_blocks));
+	seq_printf(m, "entry_reuse: %s\n", PN_REUSE ? "on" : "off (KASAN)");
 	seq_printf(m, "%-32s %8s %10s %10s %10s %8s %8s\n", "subscriber",
 		   "tasks", "forks", "execs", "exits", "inits", "failed");
 	mutex_lock(&pn_register_mutex);
