@@ -142,7 +142,7 @@ static size_t pn_blocks_room;		/* of every block cached */
  * Not with KASAN (the debug lanes): a use after free of an entry or a
  * block would touch another live one, unseen, where KASAN reports it.
  */
-#define PN_REUSE !IS_ENABLED(CONFIG_KASAN)
+#define PN_REUSE (!IS_ENABLED(CONFIG_KASAN))
 /* Orders queued pnotify_call()s against the end of their subscription. */
 static DEFINE_RAW_SPINLOCK(pn_calls_lock);
 /* Woken when works in flight or a subscriber's subscriptions drain. */
@@ -497,7 +497,9 @@ static struct pn_task *pn_kit_remake(struct pn_task *e)
 	unsigned long flags;
 	bool remade;
 
-	if (!PN_REUSE || e->nr_slots < nr || e->room != READ_ONCE(pn_room)) {
+	/* Its kit went when it left the table (pn_task_unhash()). */
+	if (!PN_REUSE || WARN_ON_ONCE(e->kit) || e->nr_slots < nr ||
+	    e->room != READ_ONCE(pn_room)) {
 		pn_entry_free(e);
 		return NULL;
 	}
