@@ -348,7 +348,10 @@ cp /etc/pam.d/su "$xdir/pam-su"
 sed -i '1i auth sufficient pam_permit.so' /etc/pam.d/su
 echo "session optional pam_job.so" >> /etc/pam.d/common-session
 mkfifo "$xdir/login.in"
-script -qfc "login -f $login_user" /dev/null < "$xdir/login.in" > "$xdir/login.out" 2>&1 &
+# exec: login must lead the pty's session.  Under a unit, script runs the
+# command with /bin/sh (dash), which forks for it: util-linux's login
+# (Debian 13) then stops on SIGTTOU setting up the tty.
+script -qfc "exec login -f $login_user" /dev/null < "$xdir/login.in" > "$xdir/login.out" 2>&1 &
 exec 3> "$xdir/login.in"
 as_owner() {
 	setpriv --reuid="$login_user" --regid="$(id -g "$login_user")" --init-groups "$@"
