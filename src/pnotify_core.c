@@ -37,8 +37,8 @@
  * children's fork callbacks and exit is always the last callback.
  *
  * Locks: entry->lock, then events->subs_lock, then a table bucket's bit
- * lock, then pn_calls_lock; entry->lock, then pn_kits_lock; all raw.  A subscriber's inherit() runs under
- * the parent's entry->lock.
+ * lock, then pn_calls_lock; entry->lock, then pn_kits_lock; all raw.  A
+ * subscriber's inherit() runs under the parent's entry->lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
