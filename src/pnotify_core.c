@@ -169,8 +169,20 @@ static unsigned int test_delay_return_us;
 module_param(test_delay_return_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_return_us,
 		 "test only: spin (preemptible, never sleeping) in a task work's return path, after it stopped counting in flight");
+static unsigned int test_delay_fork_us;
+module_param(test_delay_fork_us, uint, 0644);
+MODULE_PARM_DESC(test_delay_fork_us,
+		 "test only: spin (interrupts off) at the end of a followed fork's hook, the child a member, its pid not yet attached");
 
 #define pn_test_sleep(name) fsleep(READ_ONCE(test_delay_##name##_us))
+#define pn_test_spin(name) pn_test_spin_us(READ_ONCE(test_delay_##name##_us))
+
+/* Instructions, never a sleep: for the hooks' atomic context too. */
+static void pn_test_spin_us(unsigned int us)
+{
+	mdelay(us / 1000);
+	udelay(us % 1000);
+}
 
 static bool pn_test_unloading;
 static DECLARE_WAIT_QUEUE_HEAD(pn_test_unload_wq);
@@ -190,10 +202,7 @@ static void pn_test_work_end(void)
 /* The rest of the return path drawn out: instructions, never a sleep. */
 static void pn_test_work_return(void)
 {
-	unsigned int us = READ_ONCE(test_delay_return_us);
-
-	mdelay(us / 1000);
-	udelay(us % 1000);
+	pn_test_spin(return);
 	atomic_dec(&pn_test_returning);
 }
 
@@ -222,6 +231,7 @@ static void pn_test_build_says_so(void)
 }
 #else
 #define pn_test_sleep(name) do { } while (0)
+#define pn_test_spin(name) do { } while (0)
 static inline void pn_test_work_end(void) { }
 static inline void pn_test_work_return(void) { }
 static inline void pn_test_unload_begins(void) { }
@@ -1334,6 +1344,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 		pn_task_queue_fork_prep(pe);
 	if (failed)
 		pn_fork_doom(child);
+	pn_test_spin(fork);
 }
 
 /*
