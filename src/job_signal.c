@@ -169,20 +169,25 @@ static void job_delay_for_forks(struct pid *tgid, int sig)
 
 /*
  * kill_pid() for a process of @job.  A child joins in the fork hook just
- * before its pid is attached: until then it cannot be found (-ESRCH), and
- * only an instant separates the two, so wait for it.
+ * before its pid is attached: until then it cannot be found (-ESRCH).  Its
+ * fork cannot fail from there, but the forking task can be held up in
+ * between (preempted on PREEMPT_RT, a descheduled vCPU): wait for as long
+ * as the process is listed, and it is, until it is found or has left.  A
+ * fatal signal of the caller ends the wait (-EINTR).
  */
 static int job_kill_process(struct job *job, struct pid *tgid, int sig,
 			    bool priv)
 {
-	int err, tries;
+	unsigned int tries = 0;
+	int err;
 
-	for (tries = 0; tries < 1000; tries++) {
-		err = kill_pid(tgid, sig, priv);
-		if (err != -ESRCH || !job_lists_process(job, tgid))
-			break;
-		cond_resched();
-		if (tries >= 100)
+	while ((err = kill_pid(tgid, sig, priv)) == -ESRCH &&
+	       job_lists_process(job, tgid)) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		if (++tries < 100)
+			cond_resched();
+		else
 			usleep_range(100, 200);
 	}
 	if (!err && sig)

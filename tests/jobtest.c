@@ -1572,13 +1572,14 @@ struct fork_watch {
 	int returned;		/* in this fork */
 };
 
-static void pin_to_cpu(int cpu)
+/* Pins the caller to @cpu; false if it cannot be. */
+static bool pin_to_cpu(int cpu)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	return sched_setaffinity(0, sizeof(set), &set) == 0;
 }
 
 /* Body: test_rounds forks, each checked by the watcher. */
@@ -4056,6 +4057,97 @@ static void test_runcsa(void)
 
 /* --- runner --- */
 
+/* The test build's knob that holds a followed fork in its hook. */
+#define HELD_FORK_KNOB	"/sys/module/pnotify/parameters/test_delay_fork_us"
+#define HELD_FORK_US	"5000000"
+
+/* Body: on the second CPU, forks a child that waits, once told to. */
+static void fork_when_told(const struct job_leader *self, void *arg)
+{
+	const int *go = arg;
+	char c;
+
+	(void)self;
+	if (pin_to_cpu(1) && read(go[0], &c, 1) == 1 && fork_flushed() == 0)
+		for (;;)
+			pause();
+}
+
+/*
+ * One try of test_kill_held_fork(): false if the child was no longer held
+ * when the kill began (the hold ends on its own), which tests nothing.
+ */
+static bool kill_held_fork(void)
+{
+	struct job_leader job;
+	pid_t pids[4], child;
+	long long begun;
+	bool held = false;
+	int go[2], n = 0;
+
+	if (!expect(pipe2(go, O_CLOEXEC) == 0, "pipe: %m"))
+		return true;
+	if (!start_job_ok(&job, fork_when_told, go))
+		goto out;
+	if (!expect(write_small_file(HELD_FORK_KNOB, HELD_FORK_US), "%s: %m",
+		    HELD_FORK_KNOB) ||
+	    !expect(write(go[1], "f", 1) == 1, "pipe: %m"))
+		goto end;
+	for (int ms = 0; ms < 20000 && n < 2; ms += 2) {
+		n = job_getpidlist(job.jid, pids, sizeof(pids));
+		if (n < 2)
+			sleep_ms(2);
+	}
+	if (!expect(n == 2, "the job lists %d processes, not the leader and its child", n))
+		goto end;
+	child = pids[0] == job.pid ? pids[1] : pids[0];
+	expect(job_detachpid(job.pid) == job.jid, "job_detachpid(leader): %m");
+	held = kill(child, 0) < 0 && errno == ESRCH;
+	begun = now_ms();
+	expect(job_killjid(job.jid, SIGKILL) == 0, "job_killjid(SIGKILL): %m");
+	note("killjid took %lld ms, the child %s held in its fork when it began",
+	     now_ms() - begun, held ? "still" : "no longer");
+	write_small_file(HELD_FORK_KNOB, "0");
+	for (int ms = 0; ms < REPORT_TIMEOUT_MS && job_getpidcnt(job.jid) > 0; ms += 10)
+		sleep_ms(10);
+	expect_error(job_getpidcnt(job.jid), ENODATA);
+end:
+	write_small_file(HELD_FORK_KNOB, "0");
+	end_job(&job);
+out:
+	close(go[0]);
+	close(go[1]);
+	return held;
+}
+
+/*
+ * A child that has joined its job in the fork hook is listed before its
+ * pid is attached, and cannot be found by pid until then.  killjid must
+ * wait for it, however long the fork takes to get there: here the test
+ * build's hook holds it 5 s, interrupts off on its CPU, while its parent
+ * is detached (or the kill would take the parent's siglock first, which
+ * the fork holds) and the job is killed from the other CPU, without a
+ * fork of our own (forks wait for the held one's tasklist_lock).  Tried
+ * until the kill begins while the child is still held.
+ */
+static void test_kill_held_fork(void)
+{
+	cpu_set_t cpus;
+	int tries = 0;
+
+	if (access(HELD_FORK_KNOB, W_OK) != 0 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		note("skipped: needs the test build (%s) and 2 CPUs", HELD_FORK_KNOB);
+		return;
+	}
+	if (!expect(sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && pin_to_cpu(0),
+		    "sched_setaffinity: %m"))
+		return;
+	while (++tries <= 5 && !kill_held_fork())
+		;
+	expect(tries <= 5, "in 5 tries, the kill never began while the child was held");
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+}
+
 struct job_test {
 	const char *name;
 	void (*run)(void);
@@ -4132,6 +4224,8 @@ static const struct job_test tests[] = {
 	{ "SIGTERM, not handled, during multi-threaded slow forks",
 	  .plan = &default_term_plan, THREADED, .sig = SIGTERM, .rounds = 2,
 	  .slow_rounds = -1 },
+	{ "killjid waits for a child held in its fork (test build)",
+	  .run = test_kill_held_fork },
 	{ "the owner's 100 kills in a row during slow forks",
 	  .run = test_owner_kills_during_slow_forks, .rounds = 2, .slow_rounds = -1 },
 	{ "threads created during attach and detach", .run = test_threads_during_moves,
