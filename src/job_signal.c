@@ -101,8 +101,12 @@ static bool job_lists_process(struct job *job, struct pid *tgid)
 	bool listed = false;
 
 	raw_spin_lock_irq(&job->lock);
-	list_for_each_entry(p, &job->processes, link)
-		listed |= p->tgid == tgid;
+	list_for_each_entry(p, &job->processes, link) {
+		if (p->tgid == tgid) {
+			listed = true;
+			break;
+		}
+	}
 	raw_spin_unlock_irq(&job->lock);
 	return listed;
 }
@@ -168,12 +172,13 @@ static void job_delay_for_forks(struct pid *tgid, int sig)
 }
 
 /*
- * kill_pid() for a process of @job.  A child joins in the fork hook just
- * before its pid is attached: until then it cannot be found (-ESRCH).  Its
- * fork cannot fail from there, but the forking task can be held up in
- * between (preempted on PREEMPT_RT, a descheduled vCPU): wait for as long
- * as the process is listed, and it is, until it is found or has left.  A
- * fatal signal of the caller ends the wait (-EINTR).
+ * kill_pid() for a process of @job.  A child joins in the fork hook, after
+ * its tgid's TGID link and before its PID link is attached: in between it
+ * cannot be found (-ESRCH).  Its fork cannot fail from there, but the
+ * forking task can be held up (preempted on PREEMPT_RT, a descheduled
+ * vCPU): wait for as long as the process is in that window and listed.  A
+ * fatal signal ends the wait, but only after a while: a killjid made from
+ * inside the job may have just sent the caller one.
  */
 static int job_kill_process(struct job *job, struct pid *tgid, int sig,
 			    bool priv)
@@ -182,13 +187,15 @@ static int job_kill_process(struct job *job, struct pid *tgid, int sig,
 	int err;
 
 	while ((err = kill_pid(tgid, sig, priv)) == -ESRCH &&
+	       pid_has_task(tgid, PIDTYPE_TGID) &&
 	       job_lists_process(job, tgid)) {
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		if (++tries < 100)
+		if (++tries < 100) {
 			cond_resched();
-		else
-			usleep_range(100, 200);
+			continue;
+		}
+		if (tries >= 1000 && fatal_signal_pending(current))
+			return -EINTR;
+		usleep_range(100, 200);
 	}
 	if (!err && sig)
 		job_delay_for_forks(tgid, sig);

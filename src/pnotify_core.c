@@ -172,7 +172,7 @@ MODULE_PARM_DESC(test_delay_return_us,
 static unsigned int test_delay_fork_us;
 module_param(test_delay_fork_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_fork_us,
-		 "test only: spin (interrupts off) at the end of a followed fork's hook, the child a member, its pid not yet attached");
+		 "test only: spin (atomic) at the end of the hook of every followed fork, its child subscribed, its pid not yet attached");
 
 #define pn_test_sleep(name) fsleep(READ_ONCE(test_delay_##name##_us))
 #define pn_test_spin(name) pn_test_spin_us(READ_ONCE(test_delay_##name##_us))
