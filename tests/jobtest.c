@@ -84,6 +84,16 @@
 /* State shared by the runner and every process of a test. */
 #define MAX_SLOW_CHILDREN	4096	/* of a slow-fork round, recorded */
 
+/*
+ * A child of a slow forker in a round: when fork() was called; or a forker
+ * that had what its plan wants, left waiting for its children.
+ */
+struct slow_child {
+	pid_t pid;
+	long long called_us;
+	bool forker_done;
+};
+
 struct shared_state {
 	int failures;
 	int nr_jobs;			/* jobs created, to clean up */
@@ -91,16 +101,7 @@ struct shared_state {
 	int saved_pid_max;		/* to restore, 0 if untouched */
 	bool failslab_changed;		/* failslab_saved to restore */
 	char failslab_saved[2][16];
-	/*
-	 * The children of slow forkers in a round: when fork() was called;
-	 * and the forkers that had what their plan wants, left waiting for
-	 * their children.
-	 */
-	struct {
-		pid_t pid;
-		long long called_ms;
-		bool forker_done;
-	} slow_children[MAX_SLOW_CHILDREN];
+	struct slow_child slow_children[MAX_SLOW_CHILDREN];
 	int nr_slow_children;
 };
 
@@ -183,13 +184,19 @@ static void check_failed_with(int line, const char *call, bool failed, int err,
 
 #define expect_error(call, want) expect_error2(call, want, want)
 
-/* CLOCK_MONOTONIC in milliseconds. */
-static long long now_ms(void)
+/* CLOCK_MONOTONIC in microseconds. */
+static long long now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+/* CLOCK_MONOTONIC in milliseconds. */
+static long long now_ms(void)
+{
+	return now_us() / 1000;
 }
 
 /* Whether a race test makes its round @round (from 1): --rounds, --time-box. */
@@ -1232,44 +1239,90 @@ static pid_t spawn_kill_waiter(jid_t jid, int *waiter_fd)
 	return waiter;
 }
 
-/*
- * Whether every process left in @jid is a slow forker's child whose fork()
- * was called after @kill_called_ms.  The kernel owes such a child no signal
- * when its fork began after the send to its parent and it joined after the
- * kill: in a multi-threaded forker another thread can have taken the
- * signal, its handler not run yet, when a fork began, and the child's copy
- * of memory does not show it (seen under load on 5.10 and 6.12-rt).  What
- * this lets pass unchecked is a fork that began during the killjid call,
- * before the send to its parent; one that began before the call is always
- * checked.  A forker that had its signal and waits for such children is
- * left too.  Names the first process that is none of those.
- */
-static bool only_forks_after_kill_left(jid_t jid, long long kill_called_ms)
+#define SLOW_FORKERS		2
+#define SLOW_FORKER_MB		64
+#define SLOW_FORKER_CHILDREN	200
+#define SLOW_FORKER_THREADS	3	/* of a multi-threaded forker, all forking */
+#define SLOW_FORK_BALLAST	16	/* idle members listed before the forkers */
+/* The processes of a slow-fork job, at most, and some room. */
+#define SLOW_JOB_MAX_PIDS \
+	(SLOW_FORK_BALLAST + SLOW_FORKERS * (SLOW_FORKER_CHILDREN + 1) + 8)
+
+/* A killjid of a job of multi-threaded slow forkers, as the test saw it. */
+struct kill_seen {
+	long long called_us;	/* when killjid was called */
+	/*
+	 * A fork called before this (a SIGCONT's return: 0 if none) may have
+	 * been stopped, and begun again in the kernel at any time after.
+	 */
+	long long restarted_until_us;
+	int nr_members;		/* the job's processes as it returned */
+	pid_t members[SLOW_JOB_MAX_PIDS];
+};
+
+static bool kill_seen_member(const struct kill_seen *seen, pid_t pid)
+{
+	for (int i = 0; i < seen->nr_members; i++)
+		if (seen->members[i] == pid)
+			return true;
+	return false;
+}
+
+/* The slow-fork record of @pid, or NULL. */
+static const struct slow_child *slow_child_of(pid_t pid)
 {
 	int nr = __atomic_load_n(&shared->nr_slow_children, __ATOMIC_SEQ_CST);
+
+	for (int c = 0; c < nr && c < MAX_SLOW_CHILDREN; c++)
+		if (shared->slow_children[c].pid == pid)
+			return &shared->slow_children[c];
+	return NULL;
+}
+
+/*
+ * Whether every process left in @jid is one the kernel owes no signal: a
+ * slow forker's child that was not a member when killjid returned (listed
+ * right after it), and whose fork was called after killjid was.  In a
+ * multi-threaded forker another thread can have taken the signal when a
+ * fork began, its handler not run yet (its write to the noted signals
+ * waits for the mmap lock that slow forks hold), so that the child's copy
+ * of memory does not show it (seen under load on 5.10, 6.1 and 6.12-rt);
+ * such a child joining after the kill gets nothing, by the kernel's rule
+ * for kill(-pgrp) too.  A child that joined during the kill is always
+ * checked, and so is a fork called before it (fork_in_kernel(): the call
+ * is the kernel's start, but for a preemption in between, or a stop that
+ * made it start again: see restarted_until_us).  A forker that
+ * had its signal and waits for such children is left too.  Names the
+ * first process that is none of those.
+ */
+static bool only_forks_after_kill_left(jid_t jid, const struct kill_seen *seen)
+{
 	pid_t pids[64];
 	int n = job_getpidlist(jid, pids, sizeof(pids));
 
 	if (n <= 0 || n >= (int)(sizeof(pids) / sizeof(pids[0])))
 		return false;
 	for (int i = 0; i < n; i++) {
-		int c = 0;
+		const struct slow_child *child = slow_child_of(pids[i]);
 
-		while (c < nr && c < MAX_SLOW_CHILDREN && shared->slow_children[c].pid != pids[i])
-			c++;
-		if (c < nr && c < MAX_SLOW_CHILDREN && shared->slow_children[c].forker_done)
+		if (child && child->forker_done)
 			continue;
-		if (c == nr || c == MAX_SLOW_CHILDREN ||
-		    shared->slow_children[c].called_ms <= kill_called_ms) {
-			if (c == nr || c == MAX_SLOW_CHILDREN)
-				note("left: pid %d, not a slow forker's child", pids[i]);
-			else
-				note("left: pid %d, forked %lld ms after the kill was called",
-				     pids[i], shared->slow_children[c].called_ms - kill_called_ms);
+		if (!child) {
+			note("left: pid %d, not a slow forker's child", pids[i]);
+			return false;
+		}
+		if (kill_seen_member(seen, pids[i])) {
+			note("left: pid %d, a member when killjid returned", pids[i]);
+			return false;
+		}
+		if (child->called_us <= seen->called_us &&
+		    child->called_us >= seen->restarted_until_us) {
+			note("left: pid %d, forked %lld us after the kill was called",
+			     pids[i], child->called_us - seen->called_us);
 			return false;
 		}
 	}
-	note("left: %d processes whose fork began after the kill was called", n);
+	note("left: %d processes that joined after the kill, forked after it was called", n);
 	return true;
 }
 
@@ -1277,20 +1330,19 @@ static bool only_forks_after_kill_left(jid_t jid, long long kill_called_ms)
  * The verdict of the waiter of a job that @what, sent at @killed_ms, was to
  * end: it reached every process, or the job would not have ended.  If the
  * waiter's alarm came first, says whether the job ended late or which
- * members the kill left; with @forks_owed_until_ms >= 0, children whose
- * fork began after it may be left (only_forks_after_kill_left()).  Returns
- * whether the job ended.
+ * members the kill left; with @seen, children that joined after it may be
+ * left (only_forks_after_kill_left()).  Returns whether the job ended.
  */
 static bool expect_job_ends(pid_t waiter, int waiter_fd, jid_t jid,
 			    const char *what, long long killed_ms,
-			    long long forks_owed_until_ms)
+			    const struct kill_seen *seen)
 {
 	struct report waited;
 	int status = reap_until(waiter);
 	bool ended = false;
 
-	if (!exited_with(status, 0) && forks_owed_until_ms >= 0 &&
-	    only_forks_after_kill_left(jid, forks_owed_until_ms)) {
+	if (!exited_with(status, 0) && seen &&
+	    only_forks_after_kill_left(jid, seen)) {
 		close(waiter_fd);
 		return false;
 	}
@@ -1332,7 +1384,7 @@ static void kill_fork_storm(int sig)
 	sleep_ms(50);
 	expect(job_killjid(job.jid, sig) == 0, "job_killjid(%s): %m", sigabbrev_np(sig));
 	killed_ms = now_ms();
-	if (!expect_job_ends(waiter, waiter_fd, job.jid, sigabbrev_np(sig), killed_ms, -1))
+	if (!expect_job_ends(waiter, waiter_fd, job.jid, sigabbrev_np(sig), killed_ms, NULL))
 		note("the killjid returned %lld ms after the waiter's fork",
 		     killed_ms - spawned_ms);
 out:
@@ -1987,11 +2039,6 @@ out:
 	close(go[1]);
 }
 
-#define SLOW_FORKERS		2
-#define SLOW_FORKER_MB		64
-#define SLOW_FORKER_CHILDREN	200
-#define SLOW_FORKER_THREADS	3	/* of a multi-threaded forker, all forking */
-#define SLOW_FORK_BALLAST	16	/* idle members listed before the forkers */
 #define OWNER_KILLS		100
 
 #define SIGBIT(sig)		(1U << ((sig) - 1))
@@ -2126,10 +2173,10 @@ static void wait_for_signals(void)
 }
 
 /*
- * Records this child of a slow forker, whose fork() was called at
- * @called_ms, or this forker, done with its plan (@forker_done).
+ * Records this child of a slow forker, whose fork was called at
+ * @called_us, or this forker, done with its plan (@forker_done).
  */
-static void note_slow_process(long long called_ms, bool forker_done)
+static void note_slow_process(long long called_us, bool forker_done)
 {
 	int i = __atomic_load_n(&shared->nr_slow_children, __ATOMIC_SEQ_CST);
 
@@ -2137,10 +2184,22 @@ static void note_slow_process(long long called_ms, bool forker_done)
 		return;
 	i = __atomic_fetch_add(&shared->nr_slow_children, 1, __ATOMIC_SEQ_CST);
 	if (i < MAX_SLOW_CHILDREN) {
-		shared->slow_children[i].called_ms = called_ms;
+		shared->slow_children[i].called_us = called_us;
 		shared->slow_children[i].forker_done = forker_done;
 		__atomic_store_n(&shared->slow_children[i].pid, getpid(), __ATOMIC_SEQ_CST);
 	}
+}
+
+/*
+ * A fork straight into the kernel.  glibc's fork() takes malloc's arena
+ * locks for the whole of the system call, so that in a multi-threaded
+ * forker a thread's fork() can wait tens of milliseconds for another's
+ * slow one before the kernel begins it: when it was called would say
+ * nothing of when it began.  The child only signals, waits and exits.
+ */
+static pid_t fork_in_kernel(void)
+{
+	return (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
 }
 
 /* A forking thread: forks until the plan stops it or enough children. */
@@ -2149,10 +2208,10 @@ static void *fork_slowly(void *arg)
 	(void)arg;
 	while (!(own_signals() & plan->stop) &&
 	       __atomic_sub_fetch(&forks_left, 1, __ATOMIC_SEQ_CST) >= 0) {
-		long long called_ms = now_ms();
+		long long called_us = now_us();
 
-		if (fork() == 0) {
-			note_slow_process(called_ms, false);
+		if (fork_in_kernel() == 0) {
+			note_slow_process(called_us, false);
 			wait_for_signals();
 			_exit(0);
 		}
@@ -2254,7 +2313,7 @@ static void wait_for_slow_forks(jid_t jid, const struct slow_fork_plan *p)
 /* True once every process of the job is stopped (@stopped) or not (or gone). */
 static bool job_all_stopped(jid_t jid, bool stopped)
 {
-	pid_t pids[SLOW_FORK_BALLAST + SLOW_FORKERS * (SLOW_FORKER_CHILDREN + 1) + 8];
+	pid_t pids[SLOW_JOB_MAX_PIDS];
 	int n = job_getpidlist(jid, pids, sizeof(pids));
 
 	for (int i = 0; i < n; i++) {
@@ -2278,12 +2337,13 @@ static bool job_all_stopped(jid_t jid, bool stopped)
  */
 static void kill_slow_forks(const struct slow_forks *forks, int sig)
 {
-	long long kill_called_ms;
+	struct kill_seen seen;
 	struct job_leader job;
 	int waiter_fd;
 	pid_t waiter;
 
 	shared->nr_slow_children = 0;
+	seen.restarted_until_us = 0;
 	if (!start_job_ok(&job, start_slow_forkers, (void *)forks))
 		return;
 	wait_for_slow_forks(job.jid, forks->plan);
@@ -2292,6 +2352,8 @@ static void kill_slow_forks(const struct slow_forks *forks, int sig)
 		expect(job_all_stopped(job.jid, true),
 		       "a process forked during SIGSTOP still runs");
 		expect(job_killjid(job.jid, SIGCONT) == 0, "killjid(SIGCONT): %m");
+		/* A fork the stop interrupted restarts once continued. */
+		seen.restarted_until_us = now_us();
 		expect(job_all_stopped(job.jid, false),
 		       "a process stays stopped after SIGCONT");
 		sig = SIGUSR1;
@@ -2300,10 +2362,15 @@ static void kill_slow_forks(const struct slow_forks *forks, int sig)
 	if (waiter < 0)
 		goto out;
 	/* The leader is released by SIGUSR1 too; the others kill it. */
-	kill_called_ms = now_ms();
+	seen.called_us = now_us();
 	expect(job_killjid(job.jid, sig) == 0, "killjid(%s): %m", sigabbrev_np(sig));
+	seen.nr_members = job_getpidlist(job.jid, seen.members, sizeof(seen.members));
+	if (seen.nr_members < 0 && errno == ENODATA)
+		seen.nr_members = 0;	/* ended already */
+	expect(seen.nr_members >= 0 && seen.nr_members < SLOW_JOB_MAX_PIDS,
+	       "job_getpidlist after the kill: %d (%m)", seen.nr_members);
 	expect_job_ends(waiter, waiter_fd, job.jid, sigabbrev_np(sig), now_ms(),
-			forks->threads ? kill_called_ms : -1);
+			forks->threads ? &seen : NULL);
 out:
 	end_job(&job);
 }
@@ -2363,7 +2430,7 @@ static void owner_kills_during_slow_forks(void)
 	status = wait_for(owner);
 	expect(exited_with(status, 0), "the owner's kills failed (status %#x)", status);
 	expect_job_ends(waiter, waiter_fd, job.jid,
-			"the owner's first or last kill", now_ms(), -1);
+			"the owner's first or last kill", now_ms(), NULL);
 out:
 	end_job(&job);
 }
