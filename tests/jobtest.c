@@ -1256,17 +1256,7 @@ struct kill_seen {
 	 * been stopped, and begun again in the kernel at any time after.
 	 */
 	long long restarted_until_us;
-	int nr_members;		/* the job's processes as it returned */
-	pid_t members[SLOW_JOB_MAX_PIDS];
 };
-
-static bool kill_seen_member(const struct kill_seen *seen, pid_t pid)
-{
-	for (int i = 0; i < seen->nr_members; i++)
-		if (seen->members[i] == pid)
-			return true;
-	return false;
-}
 
 /* The slow-fork record of @pid, or NULL. */
 static const struct slow_child *slow_child_of(pid_t pid)
@@ -1280,20 +1270,21 @@ static const struct slow_child *slow_child_of(pid_t pid)
 }
 
 /*
- * Whether every process left in @jid is one the kernel owes no signal: a
- * slow forker's child that was not a member when killjid returned (listed
- * right after it), and whose fork was called after killjid was.  In a
+ * Whether every process left in @jid is one the kernel may owe no signal:
+ * a slow forker's child whose fork was called after killjid was.  In a
  * multi-threaded forker another thread can have taken the signal when a
  * fork began, its handler not run yet (its write to the noted signals
  * waits for the mmap lock that slow forks hold), so that the child's copy
  * of memory does not show it (seen under load on 5.10, 6.1 and 6.12-rt);
  * such a child joining after the kill gets nothing, by the kernel's rule
- * for kill(-pgrp) too.  A child that joined during the kill is always
- * checked, and so is a fork called before it (fork_in_kernel(): the call
- * is the kernel's start, but for a preemption in between, or a stop that
- * made it start again: see restarted_until_us).  A forker that
- * had its signal and waits for such children is left too.  Names the
- * first process that is none of those.
+ * for kill(-pgrp) too.  One that joined during the kill gets it in the
+ * fork hook, but cannot be told from one that joined just after (a list
+ * taken after killjid returns already has some).  A fork called before
+ * the kill is always checked: fork_in_kernel() makes the call the
+ * kernel's start, but for a preemption in between, or a stop that made
+ * it start again (restarted_until_us).  A forker that had its signal and
+ * waits for such children is left too.  Names the first process that is
+ * none of those.
  */
 static bool only_forks_after_kill_left(jid_t jid, const struct kill_seen *seen)
 {
@@ -1311,10 +1302,6 @@ static bool only_forks_after_kill_left(jid_t jid, const struct kill_seen *seen)
 			note("left: pid %d, not a slow forker's child", pids[i]);
 			return false;
 		}
-		if (kill_seen_member(seen, pids[i])) {
-			note("left: pid %d, a member when killjid returned", pids[i]);
-			return false;
-		}
 		if (child->called_us <= seen->called_us &&
 		    child->called_us >= seen->restarted_until_us) {
 			note("left: pid %d, forked %lld us after the kill was called",
@@ -1322,7 +1309,7 @@ static bool only_forks_after_kill_left(jid_t jid, const struct kill_seen *seen)
 			return false;
 		}
 	}
-	note("left: %d processes that joined after the kill, forked after it was called", n);
+	note("left: %d processes whose fork was called after the kill was", n);
 	return true;
 }
 
@@ -2364,11 +2351,6 @@ static void kill_slow_forks(const struct slow_forks *forks, int sig)
 	/* The leader is released by SIGUSR1 too; the others kill it. */
 	seen.called_us = now_us();
 	expect(job_killjid(job.jid, sig) == 0, "killjid(%s): %m", sigabbrev_np(sig));
-	seen.nr_members = job_getpidlist(job.jid, seen.members, sizeof(seen.members));
-	if (seen.nr_members < 0 && errno == ENODATA)
-		seen.nr_members = 0;	/* ended already */
-	expect(seen.nr_members >= 0 && seen.nr_members < SLOW_JOB_MAX_PIDS,
-	       "job_getpidlist after the kill: %d (%m)", seen.nr_members);
 	expect_job_ends(waiter, waiter_fd, job.jid, sigabbrev_np(sig), now_ms(),
 			forks->threads ? &seen : NULL);
 out:
