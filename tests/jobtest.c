@@ -1317,8 +1317,9 @@ static bool only_forks_after_kill_left(jid_t jid, const struct kill_seen *seen)
  * The verdict of the waiter of a job that @what, sent at @killed_ms, was to
  * end: it reached every process, or the job would not have ended.  If the
  * waiter's alarm came first, says whether the job ended late or which
- * members the kill left; with @seen, children that joined after it may be
- * left (only_forks_after_kill_left()).  Returns whether the job ended.
+ * members the kill left; with @seen, children whose fork was called after
+ * it may be left (only_forks_after_kill_left()).  Returns whether the job
+ * ended.
  */
 static bool expect_job_ends(pid_t waiter, int waiter_fd, jid_t jid,
 			    const char *what, long long killed_ms,
