@@ -88,7 +88,7 @@ meta=$results/logs/meta.txt
 	if [ -n "${PN_BENCH_BASE_REV:-}" ]; then
 		echo "command: make bench-compare BASE=$PN_BENCH_BASE_REV"
 	else
-		echo "command: make bench$([ "$quick" = 1 ] && echo ' PN_BENCH_QUICK=1')"
+		echo "command: make bench$([ "$quick" = 1 ] && echo ' PN_BENCH_QUICK=1')${PN_BENCH_ONLY:+ PN_BENCH_ONLY=\"$PN_BENCH_ONLY\"}"
 	fi
 } > "$meta"
 
