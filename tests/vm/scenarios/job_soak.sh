@@ -3,10 +3,17 @@
 # during slow forks, the owner's kills, threads during moves, detachjid
 # racing attachpid) 1,000 rounds each instead of their few.
 # Opt-in: skipped unless PN_SOAK=1.  Under TCG the full soak takes hours
-# (each slow-fork round takes about a second on the stock kernel), so give
-# it the time:
+# (a slow-fork round takes about a second on the stock kernel, a
+# multi-threaded one up to two), so give it the time, or split the tests
+# across two guests run at once (about 1 h 35 min each):
 #
 #   tests/vm/run.sh --timeout 21600 --env "PN_SOAK=1" job_soak
+#   tests/vm/run.sh --build B1 --timeout 9000 \
+#	--env "PN_SOAK=1;PN_SOAK_TESTS=handled" job_soak
+#   tests/vm/run.sh --build B2 --timeout 9000 \
+#	--env "PN_SOAK=1;PN_SOAK_TESTS=SIGSTOP,SIGKILL,SIGTERM" job_soak
+#
+# (B1 and B2: copies of build/, since run.sh writes its image there.)
 #
 # PN_SOAK_ROUNDS=N changes the 1,000; PN_SOAK_TESTS (comma-separated
 # one-word name prefixes) picks tests; PN_SOAK_BOX=S stops each test after
