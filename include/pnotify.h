@@ -45,15 +45,25 @@
  *    (the unsubscribing task, or the last pending child), so it must use
  *    @task, not current.  task->flags & PF_EXITING tells an exit from an
  *    unsubscription.
+ *  - leave(task, sub): optional, the exit's atomic step, the twin of
+ *    inherit().  It runs in the exiting task at exit_files(), in the same
+ *    context as inherit() but with interrupts on and no lock held, when
+ *    nothing else holds the subscription.  Returns 0 when the subscription
+ *    is done (exit() is not called), PNOTIFY_CALL_EXIT when exit() must
+ *    still run, where it may sleep: later in the same task, or in an
+ *    unregister that comes first.  A task all of whose subscriptions
+ *    leave() ends queues no work at exit.  An exit that does not come this
+ *    way (another holder, a fork callback pending) calls exit() alone, as
+ *    a subscriber without leave() has it.
  *  - init(task, sub): optional; at registration, once per user task already
  *    running.  0 subscribes the task, anything else leaves it alone.  Once
  *    it returned 0, exit() runs exactly once for that task, even if the
  *    subscription could not be established (the task exited meanwhile, or
  *    the hooks could not be armed).
  *
- * For one subscription, exit is the last callback.  Kernel threads and
- * kernel-internal workers (io_uring, vhost) are never subscribed: they never
- * return to user space.
+ * For one subscription, exit (or a leave() that returned 0) is the last
+ * callback.  Kernel threads and kernel-internal workers (io_uring, vhost)
+ * are never subscribed: they never return to user space.
  */
 #ifndef _PNOTIFY_H
 #define _PNOTIFY_H
@@ -71,6 +81,8 @@
 /* inherit() and fork() results besides 0 and -errno. */
 #define PNOTIFY_SKIP 1
 #define PNOTIFY_CALL_FORK 2
+/* leave() result: exit() is still to run. */
+#define PNOTIFY_CALL_EXIT 3
 
 struct task_struct;
 struct module;
@@ -89,6 +101,7 @@ struct pnotify_events {
 	int (*fork)(struct task_struct *task, struct pnotify_subscriber *sub,
 		    void *parent_data);
 	void (*exit)(struct task_struct *task, struct pnotify_subscriber *sub);
+	int (*leave)(struct task_struct *task, struct pnotify_subscriber *sub);
 	void (*exec)(struct task_struct *task, struct pnotify_subscriber *sub);
 
 	/* Private to pnotify. */

@@ -29,11 +29,20 @@ struct job_record {
 static LIST_HEAD(job_backlog);
 static unsigned int job_backlog_len;
 
-/* Adds what @task has used to @sums; @task may be exiting or a zombie. */
-void job_sums_add_task(struct job_sums *sums, struct task_struct *task)
+static void job_sums_add_rss(struct job_sums *sums, unsigned long pages)
 {
-	struct mm_struct *mm;
-	u64 utime, stime, rss = 0;
+	sums->maxrss_kb = max_t(u64, sums->maxrss_kb,
+				(u64)pages << (PAGE_SHIFT - 10));
+}
+
+/*
+ * Adds what @task has used to @sums, but for the RSS of an mm it still
+ * has: all of it for a task past exit_mm().  Any context: it takes only
+ * raw locks.
+ */
+void job_sums_add_exited(struct job_sums *sums, struct task_struct *task)
+{
+	u64 utime, stime;
 
 	task_cputime_adjusted(task, &utime, &stime);
 	sums->utime_ns += utime;
@@ -44,13 +53,19 @@ void job_sums_add_task(struct job_sums *sums, struct task_struct *task)
 #endif
 	/* do_exit() folds the hiwater mark into signal->maxrss before exit_mm. */
 	if (task->signal)
-		rss = task->signal->maxrss;
-	mm = get_task_mm(task);
+		job_sums_add_rss(sums, task->signal->maxrss);
+}
+
+/* Adds what @task has used to @sums; @task may be exiting or a zombie. */
+void job_sums_add_task(struct job_sums *sums, struct task_struct *task)
+{
+	struct mm_struct *mm = get_task_mm(task);
+
+	job_sums_add_exited(sums, task);
 	if (mm) {
-		rss = max_t(u64, rss, get_mm_hiwater_rss(mm));
+		job_sums_add_rss(sums, get_mm_hiwater_rss(mm));
 		mmput(mm);
 	}
-	sums->maxrss_kb = max_t(u64, sums->maxrss_kb, rss << (PAGE_SHIFT - 10));
 }
 
 void job_sums_fold(struct job_sums *sums, const struct job_sums *more)

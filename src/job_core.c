@@ -252,28 +252,51 @@ void job_end(struct job *job)
 	wake_up_all(&job->ended_wq);
 }
 
-/* @m leaves its job, by exit (status) or detach; the last one ends it. */
-static void job_member_leave(struct job_member *m, int status)
+/*
+ * Takes @m, leaving by exit (status) or detach, out of its job, with what
+ * it used; returns whether that ended the job, and in @tgid the process's
+ * pid to put once unlocked if it was the process's last member, else NULL.
+ * Any context.
+ */
+static bool job_member_remove(struct job_member *m,
+			      const struct job_sums *used, int status,
+			      struct pid **tgid)
 {
-	struct job_sums used = { 0 };
 	struct job *job = m->job;
-	struct pid *tgid;
+	unsigned long flags;
 	bool ended;
 
-	job_sums_add_task(&used, m->task);
-	raw_spin_lock_irq(&job->lock);
-	job_sums_fold(&job->spent, &used);
+	raw_spin_lock_irqsave(&job->lock, flags);
+	job_sums_fold(&job->spent, used);
 	list_del(&m->link);
 	job->nr_tasks--;
-	tgid = job_process_leave_locked(job, m);
+	*tgid = job_process_leave_locked(job, m);
 	job->last_status = status;
 	ended = !job->nr_tasks && !job->attaching;
 	job->ended = ended;
-	raw_spin_unlock_irq(&job->lock);
+	raw_spin_unlock_irqrestore(&job->lock, flags);
+	return ended;
+}
+
+/* What a leave puts, where it may sleep; the last one ends the job. */
+static void job_member_gone(struct job *job, struct pid *tgid, bool ended)
+{
 	put_pid(tgid);
 	if (ended)
 		job_end(job);
 	job_put(job);
+}
+
+/* @m leaves its job, by exit (status) or detach; the last one ends it. */
+static void job_member_leave(struct job_member *m, int status)
+{
+	struct job_sums used = { 0 };
+	struct pid *tgid;
+	bool ended;
+
+	job_sums_add_task(&used, m->task);
+	ended = job_member_remove(m, &used, status, &tgid);
+	job_member_gone(m->job, tgid, ended);
 }
 
 /*
@@ -333,10 +356,38 @@ static int job_inherit(struct task_struct *child,
 	return ret;
 }
 
+/*
+ * In the exit hook (atomic, see pnotify.h), at exit_files(): past
+ * exit_mm(), what the task used is read without its mm.  The references
+ * it drops here are not the last: the tgid's, since the exiting task's
+ * process keeps its pid until it is reaped, and the job's, since the job
+ * has not ended.  Its end, and any put that would free, wait for exit().
+ */
+static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
+{
+	struct job_member *m = sub->data;
+	struct job_sums used = { 0 };
+
+	job_sums_add_exited(&used, task);
+	m->ended = job_member_remove(m, &used, READ_ONCE(task->exit_code),
+				     &m->left_tgid);
+	m->left = true;
+	if (m->left_tgid && refcount_dec_not_one(&m->left_tgid->count))
+		m->left_tgid = NULL;
+	if (m->ended || m->left_tgid || !refcount_dec_not_one(&m->job->ref))
+		return PNOTIFY_CALL_EXIT;
+	return 0;
+}
+
 static void job_exit(struct task_struct *task, struct pnotify_subscriber *sub)
 {
-	job_member_leave(sub->data, task->flags & PF_EXITING ?
-			 READ_ONCE(task->exit_code) : 0);
+	struct job_member *m = sub->data;
+
+	if (m->left)
+		job_member_gone(m->job, m->left_tgid, m->ended);
+	else
+		job_member_leave(m, task->flags & PF_EXITING ?
+				 READ_ONCE(task->exit_code) : 0);
 }
 
 struct pnotify_events job_events = {
@@ -344,6 +395,7 @@ struct pnotify_events job_events = {
 	.name = "job",
 	.data_size = sizeof(struct job_member),
 	.inherit = job_inherit,
+	.leave = job_leave,
 	.exit = job_exit,
 };
 

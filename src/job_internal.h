@@ -88,6 +88,9 @@ struct job_member {
 	struct list_head link;
 	struct list_head process_link;
 	struct job_process own_process;
+	/* Set by job_leave() for the exit() it asks for. */
+	bool left, ended;
+	struct pid *left_tgid;
 };
 
 #define JOB_TABLE_BITS 10
@@ -119,6 +122,7 @@ long job_ioc_killjid(void *arg);
 
 /* job_acct.c */
 void job_sums_add_task(struct job_sums *sums, struct task_struct *task);
+void job_sums_add_exited(struct job_sums *sums, struct task_struct *task);
 void job_sums_fold(struct job_sums *sums, const struct job_sums *more);
 void job_keep_record(struct job *job);
 void job_free_records(void);

@@ -279,6 +279,7 @@ static void kb_keyring_destroy(struct kb_keyring *kr)
  * Children forked before that moment are treated as joining too.
  */
 struct kb_join {
+	struct rcu_head rcu;	/* freed by kb_leave(), atomic */
 	spinlock_t lock;
 	key_serial_t before;
 	u64 settled_ns;
@@ -562,6 +563,16 @@ static void kb_exit(struct task_struct *task, struct pnotify_subscriber *sub)
 	kfree(sub->data);
 }
 
+/* In the exit hook, atomic: kfree() may sleep there on PREEMPT_RT. */
+static int kb_leave(struct task_struct *task, struct pnotify_subscriber *sub)
+{
+	struct kb_join *join = sub->data;
+
+	if (join)
+		kfree_rcu(join, rcu);
+	return 0;
+}
+
 /* Running members when the module loads: they join now. */
 static int kb_init(struct task_struct *task, struct pnotify_subscriber *sub)
 {
@@ -581,6 +592,7 @@ static struct pnotify_events kb_events = {
 	.inherit = kb_inherit,
 	.fork = kb_fork,
 	.exec = kb_exec,
+	.leave = kb_leave,
 	.exit = kb_exit,
 };
 

@@ -28,7 +28,8 @@
  *  prep  fork callbacks and the next kit: before the task's next return to
  *        user space (a child's first);
  *  exec  before the new image's first instruction;
- *  exit  in exit_task_work(), before the task is a zombie.
+ *  exit  in exit_task_work(), before the task is a zombie; none when every
+ *        subscription of the task ends by leave() in the exit hook.
  *
  * A subscription (struct pnotify_subscriber) is reference counted: one
  * reference while it is linked to its task, one per child whose fork
@@ -67,6 +68,7 @@ enum pn_task_flag {
 	PN_EXIT_QUEUED,		/* the exit work is queued or running */
 	PN_EXEC_QUEUED,
 	PN_PREP_QUEUED,
+	PN_DRAIN_DUE,		/* ended a subscriber's last: wake at free */
 };
 
 /*
@@ -89,6 +91,12 @@ struct pn_task {
 	struct callback_head exit_work;
 	struct hlist_bl_node exit_node;	/* on pn_exiting while it is queued */
 	struct rcu_head rcu;
+	/*
+	 * Of an exit ended in the hook: what it could not free (it may not,
+	 * on PREEMPT_RT), for the grace period's end.
+	 */
+	struct pn_task *dead_kits;
+	struct pnotify_subscriber *dead_blocks;
 	/*
 	 * As a kit: blocks of room bytes of data each, taken from the end;
 	 * kept when the entry is made a kit again (pn_kit_remake()).
@@ -160,7 +168,7 @@ MODULE_PARM_DESC(test_delay_end_us,
 static unsigned int test_delay_exit_us;
 module_param(test_delay_exit_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_exit_us,
-		 "test only: sleep before dropping each subscription an exiting task has unlinked");
+		 "test only: sleep (spin, when the exit hook ends it) before dropping each subscription an exiting task has unlinked");
 static char test_hold_comm[TASK_COMM_LEN];
 module_param_string(test_hold_comm, test_hold_comm, sizeof(test_hold_comm), 0444);
 MODULE_PARM_DESC(test_hold_comm,
@@ -246,6 +254,7 @@ static struct {
 	atomic_long_t forks_followed;
 	atomic_long_t fork_failures;
 	atomic_long_t kits_made;
+	atomic_long_t exits_in_hook;	/* ended with no exit work */
 } pn_stats;
 
 /* ---- entries and kits --------------------------------------------------- */
@@ -332,12 +341,20 @@ static void pn_entry_unbind(struct pn_task *e)
 
 static struct pn_task *pn_kit_remake(struct pn_task *e);
 static void pn_kit_put(struct pn_task *kit);
+static void pn_blocks_free(struct pnotify_subscriber *b);
+static void pn_drained(void);
 
 static void pn_task_free_rcu(struct rcu_head *rcu)
 {
 	struct pn_task *e = container_of(rcu, struct pn_task, rcu);
 
 	pn_entry_unbind(e);
+	pn_entry_free(e->dead_kits);
+	e->dead_kits = NULL;
+	pn_blocks_free(e->dead_blocks);
+	e->dead_blocks = NULL;
+	if (test_bit(PN_DRAIN_DUE, &e->flags))
+		pn_drained();
 	pn_kit_put(pn_kit_remake(e));
 }
 
@@ -417,13 +434,16 @@ static struct pn_task *pn_kit_get(unsigned int nr, size_t room, gfp_t gfp)
 	return kit ?: pn_kit_new(nr, room, gfp);
 }
 
-/* Keeps @kit, and the kit in it, for a refill if they fit, or frees them. */
-static void pn_kit_put(struct pn_task *kit)
+/*
+ * Keeps @kit, and the kit in it, for a refill if they fit; returns those
+ * that do not, linked through ->kit, for the caller to free.  Any context.
+ */
+static struct pn_task *pn_kit_keep(struct pn_task *kit)
 {
 	unsigned int nr = READ_ONCE(pn_nr_events);
 	size_t room = READ_ONCE(pn_room);
+	struct pn_task *next, *unkept = NULL;
 	unsigned long flags;
-	struct pn_task *next;
 
 	for (; kit; kit = next) {
 		next = kit->kit;
@@ -438,8 +458,18 @@ static void pn_kit_put(struct pn_task *kit)
 			}
 			raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
 		}
-		pn_entry_free(kit);
+		if (kit) {
+			kit->kit = unkept;
+			unkept = kit;
+		}
 	}
+	return unkept;
+}
+
+/* Keeps @kit, and the kit in it, for a refill if they fit, or frees them. */
+static void pn_kit_put(struct pn_task *kit)
+{
+	pn_entry_free(pn_kit_keep(kit));
 }
 
 /*
@@ -536,9 +566,11 @@ static struct pn_task *pn_kit_remake(struct pn_task *e)
 
 /*
  * Keeps the block of an ended subscription for pn_kit_remake(), zeroed, if
- * it has the size kits have now, or frees it.  Process context.
+ * it has the size kits have now; returns the blocks for the caller to free
+ * (linked through ->fork_parent): @b if not kept, and the cached ones
+ * that no longer have the size.  Any context.
  */
-static void pn_block_put(struct pnotify_subscriber *b)
+static struct pnotify_subscriber *pn_block_keep(struct pnotify_subscriber *b)
 {
 	struct pnotify_subscriber *stale = NULL;
 	size_t room = READ_ONCE(pn_room);
@@ -556,8 +588,17 @@ static void pn_block_put(struct pnotify_subscriber *b)
 		}
 		raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
 	}
-	pn_blocks_free(stale);
-	kfree(b);
+	if (b) {
+		b->fork_parent = stale;
+		stale = b;
+	}
+	return stale;
+}
+
+/* pn_block_keep(), freeing what it does not keep.  Process context. */
+static void pn_block_put(struct pnotify_subscriber *b)
+{
+	pn_blocks_free(pn_block_keep(b));
 }
 
 /* At unload. */
@@ -945,6 +986,19 @@ struct pn_call {
 	pnotify_call_fn fn;
 };
 
+/* Queued calls are dropped: their works free themselves.  Any context. */
+static void pn_sub_drop_calls(struct pnotify_subscriber *sub)
+{
+	struct pn_call *call, *next;
+
+	raw_spin_lock(&pn_calls_lock);
+	list_for_each_entry_safe(call, next, &sub->calls, link) {
+		call->sub = NULL;
+		list_del_init(&call->link);
+	}
+	raw_spin_unlock(&pn_calls_lock);
+}
+
 /*
  * Frees a subscription; exit_cb says whether its exit() is due (it was
  * established, or init() took its task).
@@ -952,16 +1006,9 @@ struct pn_call {
 static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb)
 {
 	struct pnotify_events *events = sub->events;
-	struct pn_call *call, *next;
 
 	might_sleep();
-	/* Queued calls are dropped: their works free themselves. */
-	raw_spin_lock(&pn_calls_lock);
-	list_for_each_entry_safe(call, next, &sub->calls, link) {
-		call->sub = NULL;
-		list_del_init(&call->link);
-	}
-	raw_spin_unlock(&pn_calls_lock);
+	pn_sub_drop_calls(sub);
 	pn_entry_free(sub->spare_entry);
 	pn_kit_put(sub->spare_kit);
 	if (exit_cb) {
@@ -1614,15 +1661,110 @@ static void pn_exit_work(struct callback_head *work)
 	pn_work_done();
 }
 
+/*
+ * Whether the exit hook can end @e (locked) itself: every subscriber has
+ * leave(), no fork callback is pending, and the kit cache, which only a
+ * work can top up, is stocked.
+ */
+static bool pn_task_can_leave(struct pn_task *e)
+{
+	struct pnotify_subscriber *sub;
+
+	if (!list_empty(&e->forks) || READ_ONCE(pn_nr_kits) < PN_KITS_LOW)
+		return false;
+	list_for_each_entry(sub, &e->subs, task_link)
+		if (!sub->events->leave)
+			return false;
+	return true;
+}
+
+/*
+ * What pn_sub_free() does after exit(), for a subscription leave() ended
+ * in the exit hook: what may not be freed there, on PREEMPT_RT, nor woken,
+ * waits for @e's grace period.  The task is current: its reference here is
+ * not the last.
+ */
+static void pn_sub_release(struct pn_task *e, struct pnotify_subscriber *sub)
+{
+	struct pnotify_events *events = sub->events;
+	struct pnotify_subscriber *unkept, **tail = &e->dead_blocks;
+
+	pn_sub_drop_calls(sub);
+	atomic_long_inc(&events->nr_exit);
+	put_task_struct(sub->task);
+	unkept = pn_block_keep(sub);
+	while (*tail)
+		tail = &(*tail)->fork_parent;
+	*tail = unkept;
+	if (atomic_dec_and_test(&events->nr_subs))
+		set_bit(PN_DRAIN_DUE, &e->flags);
+}
+
+/*
+ * Ends every subscription of @e (locked, pn_task_can_leave()) and takes it
+ * out of the table, in the exit hook: leave() ends each subscription that
+ * nothing else holds, the last holder of any other calls its exit().  One
+ * whose leave() asks for exit() is linked again, to the entry now out of
+ * the table, for the exit work (or an unregister first) to end as usual.
+ * Returns whether the exit work is due, and then hands it the table's
+ * reference.
+ */
+static bool pn_task_leave(struct pn_task *e)
+{
+	struct pnotify_subscriber *sub, *next;
+	bool exit_due = false;
+	LIST_HEAD(ended);
+
+	list_for_each_entry_safe(sub, next, &e->subs, task_link) {
+		pn_sub_unlink(e, sub);
+		list_add_tail(&sub->task_link, &ended);
+	}
+	e->dead_kits = pn_kit_keep(pn_task_unhash(e));
+	pn_entry_unlock(e);
+	list_for_each_entry_safe(sub, next, &ended, task_link) {
+		list_del_init(&sub->task_link);
+		pn_test_spin(exit);
+		if (!refcount_dec_and_test(&sub->ref))
+			continue;
+		if (!sub->events->leave(e->task, sub)) {
+			pn_sub_release(e, sub);
+			continue;
+		}
+		/* No one could find it meanwhile: the link's reference again. */
+		refcount_set(&sub->ref, 1);
+		pn_entry_lock(e);
+		pn_sub_add(e, sub);
+		pn_entry_unlock(e);
+		exit_due = true;
+	}
+	if (exit_due)
+		return true;
+	atomic_long_inc(&pn_stats.exits_in_hook);
+	pn_task_put(e);
+	return false;
+}
+
 void pn_core_exit(struct task_struct *task)
 {
 	struct pn_task *e;
 
 	/* Pairs with pn_sub_link(): PF_EXITING is set, now look. */
 	smp_mb();
-	e = pn_task_claim(task, PN_EXIT_QUEUED, false);
-	if (!e)
+	e = pn_task_lock(task);
+	if (likely(!e))
 		return;
+	if (test_bit(PN_DEAD, &e->flags) ||
+	    test_and_set_bit(PN_EXIT_QUEUED, &e->flags)) {
+		pn_entry_unlock(e);
+		return;
+	}
+	if (pn_task_can_leave(e)) {
+		if (!pn_task_leave(e))
+			return;
+	} else {
+		refcount_inc(&e->ref);
+		pn_entry_unlock(e);
+	}
 	pn_exiting_add(e);
 	/* Queued before exit_task_work(): it cannot fail here. */
 	if (WARN_ON_ONCE(pn_queue_work(task, &e->exit_work, pn_exit_work,
@@ -2041,6 +2183,8 @@ void pn_core_show(struct seq_file *m)
 		   atomic_long_read(&pn_stats.forks_followed));
 	seq_printf(m, "fork_failures: %ld\n",
 		   atomic_long_read(&pn_stats.fork_failures));
+	seq_printf(m, "exits_in_hook: %ld\n",
+		   atomic_long_read(&pn_stats.exits_in_hook));
 	seq_printf(m, "kits_made: %ld\n",
 		   atomic_long_read(&pn_stats.kits_made));
 	seq_printf(m, "kits_cached: %u\n", READ_ONCE(pn_nr_kits));

@@ -12,8 +12,13 @@
  *                        them (return -ENOMEM: they must die unseen)
  * Reading gives the counters and whether the reader is subscribed.
  *
+ * With leave=1 it also has the exit's atomic step, leave(): checked to run
+ * atomic in the exiting task itself, it ends the subscriptions of tasks
+ * with an even pid there and asks for exit() for the others, so that both
+ * ends are seen; "leave: N" counts its calls.
+ *
  * Every subscription's data stays on a list until unload, marked by its
- * exit callback: at unload, after pnotify_unregister(), each must have had
+ * exit callback (or the leave() that ended it): at unload, after pnotify_unregister(), each must have had
  * exactly one (counted in "unbalanced" otherwise, with a WARN), and the
  * module logs "testsub: N subscriptions, N exits, 0 unbalanced".
  */
@@ -39,6 +44,10 @@ static bool init_all;
 module_param(init_all, bool, 0444);
 MODULE_PARM_DESC(init_all, "subscribe every task running at load time");
 
+static bool leave;
+module_param(leave, bool, 0444);
+MODULE_PARM_DESC(leave, "end the exits of even pids in the atomic leave() step");
+
 enum testsub_mode { TESTSUB_KEEP, TESTSUB_DROP, TESTSUB_FAIL };
 
 static const char * const testsub_modes[] = {
@@ -56,7 +65,7 @@ struct testsub_data {
 
 static DECLARE_RWSEM(testsub_rwsem);
 static atomic_long_t nr_fork, nr_exec, nr_exit, nr_unsub, nr_init;
-static atomic_long_t nr_live, nr_foreign, nr_unbalanced;
+static atomic_long_t nr_live, nr_foreign, nr_unbalanced, nr_leave;
 static LIST_HEAD(testsub_all);
 static DEFINE_SPINLOCK(testsub_all_lock);
 
@@ -133,11 +142,9 @@ static void testsub_exec(struct task_struct *task, struct pnotify_subscriber *su
 	atomic_long_inc(&nr_exec);
 }
 
-static void testsub_exit(struct task_struct *task, struct pnotify_subscriber *sub)
+/* The end of @d's subscription: counted, and checked to be its only one. */
+static void testsub_count_exit(struct task_struct *task, struct testsub_data *d)
 {
-	struct testsub_data *d = sub->data;
-
-	testsub_sleep(task, false);
 	atomic_long_inc(task->flags & PF_EXITING ? &nr_exit : &nr_unsub);
 	/* Exactly one exit callback per subscription, for its own task. */
 	if (WARN(atomic_inc_return(&d->exits) != 1 || d->pid != task_pid_nr(task),
@@ -146,6 +153,28 @@ static void testsub_exit(struct task_struct *task, struct pnotify_subscriber *su
 		atomic_long_inc(&nr_unbalanced);
 	else
 		atomic_long_dec(&nr_live);
+}
+
+static void testsub_exit(struct task_struct *task, struct pnotify_subscriber *sub)
+{
+	testsub_sleep(task, false);
+	testsub_count_exit(task, sub->data);
+}
+
+static int testsub_leave(struct task_struct *task,
+			 struct pnotify_subscriber *sub)
+{
+	struct testsub_data *d = sub->data;
+
+	atomic_long_inc(&nr_leave);
+	if (WARN(preemptible() || task != current || !(task->flags & PF_EXITING),
+		 "testsub: leave() for pid %d in pid %d, preemptible %d\n",
+		 d->pid, task_pid_nr(current), preemptible()))
+		atomic_long_inc(&nr_unbalanced);
+	if (task_pid_nr(task) & 1)
+		return PNOTIFY_CALL_EXIT;
+	testsub_count_exit(task, d);
+	return 0;
 }
 
 static struct pnotify_events testsub_events = {
@@ -171,6 +200,7 @@ static int testsub_show(struct seq_file *m, void *v)
 		   atomic_long_read(&nr_init), atomic_long_read(&nr_live),
 		   atomic_long_read(&nr_foreign),
 		   atomic_long_read(&nr_unbalanced));
+	seq_printf(m, "leave: %ld\n", atomic_long_read(&nr_leave));
 	return 0;
 }
 
@@ -261,6 +291,8 @@ static int __init testsub_module_init(void)
 
 	if (init_all)
 		testsub_events.init = testsub_init;
+	if (leave)
+		testsub_events.leave = testsub_leave;
 	err = pnotify_register(&testsub_events);
 	if (err)
 		return err;

@@ -1,19 +1,28 @@
 # Every way of making a task is followed, with exact fork/exec/exit counts,
-# by a subscriber whose callbacks sleep, allocate and take an rwsem.
+# by a subscriber whose callbacks sleep, allocate and take an rwsem; under
+# each guard, then with the exit's atomic step, leave(), ending half of the
+# subscriptions in the exit hook and handing the other half to exit().
 . /lib/pn/lib.sh
 
-for sync in srcu rwsem percpu; do
+for run in srcu rwsem percpu srcu:leave; do
+	sync=${run%:leave}
+	leave=$([ "$run" = "$sync" ] && echo 0 || echo 1)
 	pn_load pnotify sync="$sync"
-	pn_load pnotify_testsub
+	pn_load pnotify_testsub leave="$leave"
 	grep -q "^sync: $sync" /proc/pnotify || pn_fail "sync=$sync not in effect"
 	for t in "forks $(pn_scale 200)" "vforks $(pn_scale 50)" \
 		"clone3 $(pn_scale 50)" "spawns $(pn_scale 20)" \
 		"threads $(pn_scale 16)" "exit-group $(pn_scale 8)" \
 		"drop $(pn_scale 10)" "fail $(pn_scale 10)" "chain $(pn_scale 12)"; do
 		# shellcheck disable=SC2086
-		pnotify_test $t || pn_fail "sync=$sync: pnotify_test $t"
+		pnotify_test $t || pn_fail "$run: pnotify_test $t"
 	done
-	pnotify_test zombie || pn_fail "sync=$sync: zombie"
+	pnotify_test zombie || pn_fail "$run: zombie"
+	left=$(awk '$1 == "leave:" { print $2 }' /proc/pnotify_testsub)
+	if [ "$leave" = 1 ]; then
+		[ "${left:-0}" -gt 0 ] || pn_fail "$run: no exit came through leave()"
+		pn_log "$run: $left exits through leave()"
+	fi
 	cat /proc/pnotify
 	pn_unload pnotify_testsub
 	pn_unload pnotify
