@@ -39,7 +39,7 @@
  *  - exec(task, sub): runs in the task after exec has committed, before the
  *    new image runs.
  *  - exit(task, sub): runs exactly once for every subscription that was
- *    established, when it ends: when the task exits (in its exit path, after
+ *    established (unless leave() ended it), when it ends: when the task exits (in its exit path, after
  *    exit_files(), before it becomes a zombie), when it is unsubscribed, or
  *    when the subscriber unregisters.  It may run in another task's context
  *    (the unsubscribing task, or the last pending child), so it must use
@@ -48,16 +48,17 @@
  *  - leave(task, sub): optional, the exit's atomic step, the twin of
  *    inherit().  It runs in the exiting task at exit_files(), in the same
  *    context as inherit() but with interrupts on and no lock held, when
- *    nothing else holds the subscription.  Returns 0 when the subscription
- *    is done (exit() is not called), PNOTIFY_CALL_EXIT when exit() must
- *    still run, where it may sleep: later in the same task, or in an
- *    unregister that comes first.  A task all of whose subscriptions
- *    leave() ends queues no work at exit.  An exit that does not come this
- *    way (another holder, a fork callback pending) calls exit() alone, as
- *    a subscriber without leave() has it.
+ *    nothing else holds the subscription and the subscriber is not
+ *    unregistering.  Returns 0 when the subscription is done (exit() is
+ *    not called), PNOTIFY_CALL_EXIT when exit() must still run, where it
+ *    may sleep: later in the same task, or in an unregister that comes
+ *    first.  A task all of whose subscriptions leave() ends queues no work
+ *    at exit.  An exit that does not come this way (another holder, a fork
+ *    callback pending) calls exit() alone, as a subscriber without leave()
+ *    has it.
  *  - init(task, sub): optional; at registration, once per user task already
  *    running.  0 subscribes the task, anything else leaves it alone.  Once
- *    it returned 0, exit() runs exactly once for that task, even if the
+ *    it returned 0, exit() (or leave()) ends it once, even if the
  *    subscription could not be established (the task exited meanwhile, or
  *    the hooks could not be armed).
  *

@@ -249,6 +249,7 @@ void job_end(struct job *job)
 	if (job->spent.nr_tasks)
 		job_keep_record(job);
 	job_notify(job, JOB_EVENT_END, NULL);
+	WRITE_ONCE(job->gone, true);
 	wake_up_all(&job->ended_wq);
 }
 

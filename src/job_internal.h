@@ -52,7 +52,8 @@ struct job {
 	struct list_head processes;
 	unsigned int nr_tasks;
 	unsigned int nr_processes;
-	bool ended;
+	bool ended;	/* no member left: none may join */
+	bool gone;	/* job_end() done: out of the table, its record kept */
 	bool detaching;
 	bool attaching;	/* an attach is under way: the job does not end */
 	int last_status;

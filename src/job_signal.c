@@ -79,7 +79,11 @@ long job_ioc_waitjid(void *arg)
 	job = job_get(req->jid);
 	if (!job)
 		return -ENODATA;
-	err = wait_event_interruptible(job->ended_wq, READ_ONCE(job->ended));
+	/*
+	 * Not ->ended: the last member's exit hook sets it, and its exit
+	 * then ends the job, which a waiter must find ended.
+	 */
+	err = wait_event_interruptible(job->ended_wq, READ_ONCE(job->gone));
 	if (!err) {
 		req->r_jid = job->jid;
 		req->stat = job->last_status;

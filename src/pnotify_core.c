@@ -68,7 +68,6 @@ enum pn_task_flag {
 	PN_EXIT_QUEUED,		/* the exit work is queued or running */
 	PN_EXEC_QUEUED,
 	PN_PREP_QUEUED,
-	PN_DRAIN_DUE,		/* ended a subscriber's last: wake at free */
 };
 
 /*
@@ -342,7 +341,6 @@ static void pn_entry_unbind(struct pn_task *e)
 static struct pn_task *pn_kit_remake(struct pn_task *e);
 static void pn_kit_put(struct pn_task *kit);
 static void pn_blocks_free(struct pnotify_subscriber *b);
-static void pn_drained(void);
 
 static void pn_task_free_rcu(struct rcu_head *rcu)
 {
@@ -353,8 +351,6 @@ static void pn_task_free_rcu(struct rcu_head *rcu)
 	e->dead_kits = NULL;
 	pn_blocks_free(e->dead_blocks);
 	e->dead_blocks = NULL;
-	if (test_bit(PN_DRAIN_DUE, &e->flags))
-		pn_drained();
 	pn_kit_put(pn_kit_remake(e));
 }
 
@@ -1663,26 +1659,33 @@ static void pn_exit_work(struct callback_head *work)
 
 /*
  * Whether the exit hook can end @e (locked) itself: every subscriber has
- * leave(), no fork callback is pending, and the kit cache, which only a
- * work can top up, is stocked.
+ * leave() and is not unregistering, no fork callback is pending, and the
+ * kit cache, which only a work can top up, is at least half stocked (a
+ * fork takes two kits, the hook gives one back, and the other comes back
+ * after a grace period: only when entries are not reused, under KASAN,
+ * does it sink by one a fork).  An unregister
+ * waits for an RCU grace period after setting dying, so a hook that saw
+ * it clear ends, subscriptions counted off, before the unregister looks
+ * for subscriptions left; one that saw it set leaves them to the work,
+ * where the unregister finds them.
  */
 static bool pn_task_can_leave(struct pn_task *e)
 {
 	struct pnotify_subscriber *sub;
 
-	if (!list_empty(&e->forks) || READ_ONCE(pn_nr_kits) < PN_KITS_LOW)
+	if (!list_empty(&e->forks) || READ_ONCE(pn_nr_kits) < PN_KITS_LOW / 2)
 		return false;
 	list_for_each_entry(sub, &e->subs, task_link)
-		if (!sub->events->leave)
+		if (!sub->events->leave || READ_ONCE(sub->events->dying))
 			return false;
 	return true;
 }
 
 /*
  * What pn_sub_free() does after exit(), for a subscription leave() ended
- * in the exit hook: what may not be freed there, on PREEMPT_RT, nor woken,
- * waits for @e's grace period.  The task is current: its reference here is
- * not the last.
+ * in the exit hook: what may not be freed there, on PREEMPT_RT, waits for
+ * @e's grace period.  The task is current: its reference here is not the
+ * last.  No unregister waits for the count (pn_task_can_leave()).
  */
 static void pn_sub_release(struct pn_task *e, struct pnotify_subscriber *sub)
 {
@@ -1696,8 +1699,7 @@ static void pn_sub_release(struct pn_task *e, struct pnotify_subscriber *sub)
 	while (*tail)
 		tail = &(*tail)->fork_parent;
 	*tail = unkept;
-	if (atomic_dec_and_test(&events->nr_subs))
-		set_bit(PN_DRAIN_DUE, &e->flags);
+	atomic_dec(&events->nr_subs);
 }
 
 /*
@@ -1766,7 +1768,10 @@ void pn_core_exit(struct task_struct *task)
 		pn_entry_unlock(e);
 	}
 	pn_exiting_add(e);
-	/* Queued before exit_task_work(): it cannot fail here. */
+	/*
+	 * Queued before exit_task_work(): it cannot fail here.  (If it did,
+	 * subscriptions linked again by pn_task_leave() would never end.)
+	 */
 	if (WARN_ON_ONCE(pn_queue_work(task, &e->exit_work, pn_exit_work,
 				       PN_TWA_NONE))) {
 		pn_exiting_del(e);
@@ -1809,7 +1814,7 @@ int pnotify_unsubscribe(struct task_struct *task,
 	if (!e)
 		return -ENOENT;
 	sub = pn_task_find_sub(e, events, NULL);
-	/* Linked: it holds a reference, and its entry is hashed. */
+	/* Linked: held, and so is its entry (by the table or exit work). */
 	if (sub) {
 		refcount_inc(&sub->ref);
 		refcount_inc(&e->ref);
@@ -1832,7 +1837,9 @@ struct pnotify_subscriber *pnotify_get_subscriber(struct task_struct *task,
 
 	e = pn_task_lock(task);
 	if (e) {
-		sub = pn_task_find_sub(e, NULL, name);
+		/* Out of the table, it holds only subscriptions left already. */
+		if (!test_bit(PN_DEAD, &e->flags))
+			sub = pn_task_find_sub(e, NULL, name);
 		if (sub)
 			refcount_inc(&sub->ref);
 		pn_entry_unlock(e);
@@ -2134,7 +2141,7 @@ static bool pn_end_one(struct pnotify_events *events)
 	sub = list_first_entry_or_null(&events->subs, struct pnotify_subscriber,
 				       events_link);
 	if (sub) {
-		/* Linked: it holds a reference, and its entry is hashed. */
+		/* Linked: held, and so is its entry (by the table or exit work). */
 		refcount_inc(&sub->ref);
 		e = sub->entry;
 		refcount_inc(&e->ref);

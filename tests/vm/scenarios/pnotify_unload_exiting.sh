@@ -7,7 +7,8 @@
 # within 10 s (30 s on a slow debug kernel, where pnotify's RCU Tasks wait
 # alone took 9 s on a loaded host; the hold lasts 60 s) with the member
 # still held, instead of waiting for its exit
-# work, which only the member itself could run, when the flush ends.
+# work, which only the member itself could run, when the flush ends; and
+# meanwhile a waitjid waits for the job's end, which that work runs.
 # Then the member is released and exits, running nothing of the unloaded
 # module (a work left queued would run freed text: a splat, or a crash).
 # Second part: a member held in the release of that file, in
@@ -39,6 +40,12 @@ pn_log "member $member held in its exit: $(grep -E '^(State|PPid):' "/proc/$memb
 # Its exit hook has run: its exit work is queued, not yet run.
 grep -q '^works_inflight: [1-9]' /proc/pnotify ||
 	pn_fail "no work in flight for the held member: $(cat /proc/pnotify)"
+# The hook took the job's last member out of it; the job's end, in the
+# exit work, is still to come: a waitjid waits for it.
+rc=0
+timeout 2 jobctl wait "$jid" > /dev/null 2>&1 || rc=$?
+[ "$rc" = 124 ] || [ "$rc" = 143 ] ||
+	pn_fail "waitjid returned (status $rc) before the job's end, its last member held in its exit"
 
 limit=100
 pn_slow && limit=300
