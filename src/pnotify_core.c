@@ -180,6 +180,10 @@ static unsigned int test_delay_fork_us;
 module_param(test_delay_fork_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_fork_us,
 		 "test only: spin (atomic) at the end of the hook of every followed fork, its child subscribed, its pid not yet attached");
+static unsigned int test_delay_unregister_us;
+module_param(test_delay_unregister_us, uint, 0644);
+MODULE_PARM_DESC(test_delay_unregister_us,
+		 "test only: sleep in an unregister between its grace period and ending the subscriptions left");
 
 #define pn_test_sleep(name) fsleep(READ_ONCE(test_delay_##name##_us))
 #define pn_test_spin(name) pn_test_spin_us(READ_ONCE(test_delay_##name##_us))
@@ -2164,8 +2168,12 @@ void pnotify_unregister(struct pnotify_events *events)
 	WRITE_ONCE(events->dying, true);
 	list_del(&events->list);
 	pn_write_unlock();
-	/* Fork hooks run inherit() in RCU read sections: let them finish. */
+	/*
+	 * The hooks run inherit() and leave() in RCU read sections: let them
+	 * finish.  Those that begin now see dying.
+	 */
 	synchronize_rcu();
+	pn_test_sleep(unregister);
 
 	while (pn_end_one(events))
 		cond_resched();

@@ -107,4 +107,50 @@ echo 1 > "$dev"
 wait "$unload" || pn_fail "rmmod pnotify failed"
 wait "$member"
 pn_log "unloaded pnotify once the member ran its exit work (status $?)"
+
+# Third part, in the test build: rmmod job racing the exit hook of a job's
+# last member, both drawn out (the hook spins 100 ms on each subscription
+# it ends, test_delay_exit_us; the unregister sleeps 100 ms after its
+# grace period, test_delay_unregister_us), the member then held in its
+# flush.  Each unregister must find the subscription wherever the hook has
+# it (left to the exit work, or linked again after leave()) and end within
+# the limit, the member still held.  20 rounds, the member let go 0 to
+# 190 ms after rmmod starts.
+pn_load pnotify
+if pn_test_build test_delay_exit_us; then
+	echo 1 > "$params/hold_flush"
+	echo 0 > "$params/hold_release"
+	echo 100000 > /sys/module/pnotify/parameters/test_delay_exit_us
+	echo 100000 > /sys/module/pnotify/parameters/test_delay_unregister_us
+	r=0
+	while [ "$r" -lt 20 ]; do
+		echo 0 > "$dev"
+		pn_load job
+		rm -f /tmp/jid /tmp/go
+		jobctl create -- sh -c "exec 3<>$dev; until [ -e /tmp/go ]; do usleep 20000 3<&-; done" \
+			> /tmp/jid &
+		member=$!
+		pn_wait_file /tmp/jid
+		rmmod job &
+		unload=$!
+		usleep $((r * 10000))
+		touch /tmp/go
+		n=0
+		while kill -0 "$unload" 2>/dev/null && [ "$n" -lt "$limit" ]; do
+			usleep 100000
+			n=$((n + 1))
+		done
+		held=$(cat "$dev")
+		echo 1 > "$dev"
+		wait "$member"
+		if ! wait "$unload" || [ "$n" -ge "$limit" ]; then
+			pn_fail "round $r: rmmod job not done after $((limit / 10)) s racing its last member's exit ($held)"
+		fi
+		r=$((r + 1))
+	done
+	echo 0 > /sys/module/pnotify/parameters/test_delay_exit_us
+	echo 0 > /sys/module/pnotify/parameters/test_delay_unregister_us
+	pn_log "rmmod job raced its last member's exit hook 20 times, each done in time"
+fi
+pn_unload pnotify
 pn_unload pnotify_testflush
