@@ -125,9 +125,10 @@ static DEFINE_MUTEX(pn_register_mutex);
 static unsigned int pn_nr_events;
 static size_t pn_room;
 /*
- * Clean kits (unbound, their blocks zeroed), linked through ->kit: those of
- * exited tasks, and those their exit works make to keep PN_KITS_LOW, for
- * the fork hook to restock the parent from and for refills.  Sized for the
+ * Clean kits (unbound; their blocks are readied at use), linked through
+ * ->kit: those of exited tasks, and those exit works make to keep
+ * PN_KITS_LOW, for the fork hook to restock the parent from and for
+ * refills.  Sized for the
  * subscribers registered when they were kept; once a subscriber registers,
  * they are freed.  Taken with interrupts off: the fork hook takes the lock.
  */
@@ -137,7 +138,7 @@ static DEFINE_RAW_SPINLOCK(pn_kits_lock);
 static struct pn_task *pn_kits;
 static unsigned int pn_nr_kits;
 /*
- * Under the same lock, the zeroed blocks of ended subscriptions (linked
+ * Under the same lock, the blocks of ended subscriptions (linked
  * through ->fork_parent), of pn_room bytes: with them, the entry of a task
  * gone is made a kit again rather than freed.
  */
@@ -294,13 +295,19 @@ static size_t pn_block_size(size_t room)
 	return struct_size(b, room, DIV_ROUND_UP(room, 8));
 }
 
-/* Zeroes @b as pnotify_events.inherit() gets it; its size stays. */
-static void pn_block_clear(struct pnotify_subscriber *b)
+/*
+ * Readies @b, a kit's, for a subscription of @events as inherit() gets it:
+ * what pn_sub_init() does not set, and data_size bytes of data, zeroed.  A
+ * reused block's other bytes are left as they are: they are no one's.
+ */
+static void pn_block_ready(struct pnotify_subscriber *b,
+			   const struct pnotify_events *events)
 {
-	size_t room = b->room_bytes;
-
-	memset(b, 0, pn_block_size(room));
-	b->room_bytes = room;
+	b->entry = NULL;
+	b->fork_parent = NULL;
+	b->spare_entry = NULL;
+	b->spare_kit = NULL;
+	memset(b->room, 0, events->data_size);
 }
 
 /* An entry bound to no task, with @nr blocks of @room bytes each. */
@@ -565,8 +572,8 @@ static struct pn_task *pn_kit_remake(struct pn_task *e)
 }
 
 /*
- * Keeps the block of an ended subscription for pn_kit_remake(), zeroed, if
- * it has the size kits have now; returns the blocks for the caller to free
+ * Keeps the block of an ended subscription for pn_kit_remake() if it has
+ * the size kits have now; returns the blocks for the caller to free
  * (linked through ->fork_parent): @b if not kept, and the cached ones
  * that no longer have the size.  Any context.
  */
@@ -577,7 +584,6 @@ static struct pnotify_subscriber *pn_block_keep(struct pnotify_subscriber *b)
 	unsigned long flags;
 
 	if (PN_REUSE && b->room_bytes == room) {
-		pn_block_clear(b);
 		raw_spin_lock_irqsave(&pn_kits_lock, flags);
 		stale = pn_blocks_stale(room);
 		if (pn_nr_blocks < PN_BLOCKS_MAX) {
@@ -901,7 +907,7 @@ static void pn_task_queue_fork_prep(struct pn_task *e)
 
 /* ---- subscriptions ------------------------------------------------------ */
 
-/* Readies a zeroed block for @task; takes no reference yet. */
+/* Readies a zeroed (or pn_block_ready()) block for @task; no reference yet. */
 static void pn_sub_init(struct pnotify_subscriber *sub,
 			struct task_struct *task,
 			struct pnotify_events *events)
@@ -1244,16 +1250,15 @@ static int pn_fork_inherit(struct pn_task *ce, struct pn_task *kit,
 	if (!kit->nr_prepared || events->data_size > kit->room)
 		return -ENOMEM;
 	sub = kit->prepared[kit->nr_prepared - 1];
+	pn_block_ready(sub, events);
 	pn_sub_init(sub, ce->task, events);
 	if (events->inherit) {
 		ret = events->inherit(ce->task, sub, psub);
 		if (ret < 0)
 			atomic_long_inc(&events->nr_failed);
-		if (ret < 0 || ret == PNOTIFY_SKIP) {
-			/* The block stays in the kit, zeroed again. */
-			pn_block_clear(sub);
+		/* The block stays in the kit. */
+		if (ret < 0 || ret == PNOTIFY_SKIP)
 			return ret < 0 ? ret : 0;
-		}
 		pn_sub_add(ce, sub);
 	}
 	kit->prepared[--kit->nr_prepared] = NULL;
