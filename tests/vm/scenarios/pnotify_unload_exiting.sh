@@ -24,14 +24,19 @@ pn_load keyring_bridge
 pn_load pnotify_testflush
 pn_wait_until "$dev" test -c "$dev"
 
-rm -f /tmp/jid /tmp/go
-# The member opens the device on fd 3, for reading and writing (the
-# descriptors whose flush holds), and keeps it until it exits; its
-# children (usleep) do not have it.
-jobctl create -- sh -c "exec 3<>$dev; until [ -e /tmp/go ]; do usleep 20000 3<&-; done" \
-	> /tmp/jid &
-member=$!
-pn_wait_file /tmp/jid
+# start_member: a job's first member, its pid in $member, its JID in
+# /tmp/jid; it exits once /tmp/go exists.  It opens the device on fd 3,
+# for reading and writing (the descriptors whose flush holds), and keeps
+# it until it exits; its children (usleep) do not have it.
+start_member() {
+	rm -f /tmp/jid /tmp/go
+	jobctl create -- sh -c "exec 3<>$dev; until [ -e /tmp/go ]; do usleep 20000 3<&-; done" \
+		> /tmp/jid &
+	member=$!
+	pn_wait_file /tmp/jid
+}
+
+start_member
 jid=$(cat /tmp/jid)
 jobctl pids "$jid" | grep -qx "$member" || pn_fail "$member is not in job $jid"
 touch /tmp/go
@@ -87,11 +92,7 @@ echo 1 > "$params/hold_release"
 echo 0 > "$dev"
 pn_load pnotify
 pn_load job
-rm -f /tmp/jid /tmp/go
-jobctl create -- sh -c "exec 3<>$dev; until [ -e /tmp/go ]; do usleep 20000 3<&-; done" \
-	> /tmp/jid &
-member=$!
-pn_wait_file /tmp/jid
+start_member
 touch /tmp/go
 pn_wait_until "the member held in its exit's release" grep -q '^held 1 ' "$dev"
 grep -q '^works_inflight: [1-9]' /proc/pnotify ||
@@ -126,11 +127,7 @@ if pn_test_build test_delay_exit_us; then
 	while [ "$r" -lt 20 ]; do
 		echo 0 > "$dev"
 		pn_load job
-		rm -f /tmp/jid /tmp/go
-		jobctl create -- sh -c "exec 3<>$dev; until [ -e /tmp/go ]; do usleep 20000 3<&-; done" \
-			> /tmp/jid &
-		member=$!
-		pn_wait_file /tmp/jid
+		start_member
 		rmmod job &
 		unload=$!
 		usleep $((r * 10000))
