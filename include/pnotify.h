@@ -51,11 +51,14 @@
  *    nothing else holds the subscription and the subscriber is not
  *    unregistering.  Returns 0 when the subscription is done (exit() is
  *    not called), PNOTIFY_CALL_EXIT when exit() must still run, where it
- *    may sleep: later in the same task, or in an unregister that comes
- *    first.  A task all of whose subscriptions leave() ends queues no work
- *    at exit.  An exit that does not come this way (another holder, a fork
- *    callback pending) calls exit() alone, as a subscriber without leave()
- *    has it.
+ *    may sleep: later in the same task, or in whichever task drops the
+ *    last reference first (an unregister, a pnotify_call_all() caller).
+ *    A task all of whose subscriptions leave() ends queues no work at
+ *    exit.  leave() is a fast path, not a promise: an exit that does not
+ *    come this way calls exit() alone, as a subscriber without leave() has
+ *    it (another holder of the subscription, a fork callback pending,
+ *    another subscriber of the task without leave(), pnotify's cache of
+ *    prepared memory running low).
  *  - init(task, sub): optional; at registration, once per user task already
  *    running.  0 subscribes the task, anything else leaves it alone.  Once
  *    it returned 0, exit() (or leave()) ends it once, even if the

@@ -168,7 +168,11 @@ MODULE_PARM_DESC(test_delay_end_us,
 static unsigned int test_delay_exit_us;
 module_param(test_delay_exit_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_exit_us,
-		 "test only: sleep (spin, when the exit hook ends it) before dropping each subscription an exiting task has unlinked");
+		 "test only: sleep before dropping each subscription an exiting task's exit work has unlinked");
+static unsigned int test_delay_leave_us;
+module_param(test_delay_leave_us, uint, 0644);
+MODULE_PARM_DESC(test_delay_leave_us,
+		 "test only: spin (atomic) before dropping each subscription the exit hook has unlinked");
 static char test_hold_comm[TASK_COMM_LEN];
 module_param_string(test_hold_comm, test_hold_comm, sizeof(test_hold_comm), 0444);
 MODULE_PARM_DESC(test_hold_comm,
@@ -258,7 +262,7 @@ static struct {
 	atomic_long_t forks_followed;
 	atomic_long_t fork_failures;
 	atomic_long_t kits_made;
-	atomic_long_t exits_in_hook;	/* ended with no exit work */
+	atomic_long_t exits_in_hook;	/* ended by the hook: no exit work */
 } pn_stats;
 
 /* ---- entries and kits --------------------------------------------------- */
@@ -584,6 +588,11 @@ static struct pnotify_subscriber *pn_block_keep(struct pnotify_subscriber *b)
 	unsigned long flags;
 
 	if (PN_REUSE && b->room_bytes == room) {
+		/* kmemleak would take its old pointers for references. */
+		if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK)) {
+			memset(b, 0, pn_block_size(room));
+			b->room_bytes = room;
+		}
 		raw_spin_lock_irqsave(&pn_kits_lock, flags);
 		stale = pn_blocks_stale(room);
 		if (pn_nr_blocks < PN_BLOCKS_MAX) {
@@ -1051,6 +1060,20 @@ static struct pnotify_subscriber *pn_task_find_sub(struct pn_task *e,
 		    (name && !strcmp(sub->events->name, name)))
 			return sub;
 	return NULL;
+}
+
+/*
+ * @e's (locked) subscription to @events or @name; none once @e is out of
+ * the table, where it holds only subscriptions whose leave() ran, for
+ * their exit work or unregister to end.
+ */
+static struct pnotify_subscriber *pn_task_find_live(struct pn_task *e,
+						    struct pnotify_events *events,
+						    const char *name)
+{
+	if (test_bit(PN_DEAD, &e->flags))
+		return NULL;
+	return pn_task_find_sub(e, events, name);
 }
 
 /* Links @sub to @e (locked) and to its subscriber. */
@@ -1562,7 +1585,9 @@ static void pn_exec_work(struct callback_head *work)
 	struct pn_task *e = container_of(work, struct pn_task, exec_work);
 
 	clear_bit(PN_EXEC_QUEUED, &e->flags);
-	pn_dispatch_exec(e);
+	/* Out of the table by the exit hook: its subscriptions have left. */
+	if (!test_bit(PN_DEAD, &e->flags))
+		pn_dispatch_exec(e);
 	pn_task_put(e);
 	pn_work_done();
 }
@@ -1734,7 +1759,7 @@ static bool pn_task_leave(struct pn_task *e)
 	pn_entry_unlock(e);
 	list_for_each_entry_safe(sub, next, &ended, task_link) {
 		list_del_init(&sub->task_link);
-		pn_test_spin(exit);
+		pn_test_spin(leave);
 		if (!refcount_dec_and_test(&sub->ref))
 			continue;
 		if (!sub->events->leave(e->task, sub)) {
@@ -1822,8 +1847,8 @@ int pnotify_unsubscribe(struct task_struct *task,
 	e = pn_task_lock(task);
 	if (!e)
 		return -ENOENT;
-	sub = pn_task_find_sub(e, events, NULL);
-	/* Linked: held, and so is its entry (by the table or exit work). */
+	sub = pn_task_find_live(e, events, NULL);
+	/* Linked: held, and so is its entry (by the table). */
 	if (sub) {
 		refcount_inc(&sub->ref);
 		refcount_inc(&e->ref);
@@ -1846,9 +1871,7 @@ struct pnotify_subscriber *pnotify_get_subscriber(struct task_struct *task,
 
 	e = pn_task_lock(task);
 	if (e) {
-		/* Out of the table, it holds only subscriptions left already. */
-		if (!test_bit(PN_DEAD, &e->flags))
-			sub = pn_task_find_sub(e, NULL, name);
+		sub = pn_task_find_live(e, NULL, name);
 		if (sub)
 			refcount_inc(&sub->ref);
 		pn_entry_unlock(e);

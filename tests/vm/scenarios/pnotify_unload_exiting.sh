@@ -111,17 +111,17 @@ pn_log "unloaded pnotify once the member ran its exit work (status $?)"
 
 # Third part, in the test build: rmmod job racing the exit hook of a job's
 # last member, both drawn out (the hook spins 100 ms on each subscription
-# it ends, test_delay_exit_us; the unregister sleeps 100 ms after its
+# it ends, test_delay_leave_us; the unregister sleeps 100 ms after its
 # grace period, test_delay_unregister_us), the member then held in its
 # flush.  Each unregister must find the subscription wherever the hook has
 # it (left to the exit work, or linked again after leave()) and end within
 # the limit, the member still held.  20 rounds, the member let go 0 to
 # 190 ms after rmmod starts.
 pn_load pnotify
-if pn_test_build test_delay_exit_us; then
+if pn_test_build test_delay_leave_us; then
 	echo 1 > "$params/hold_flush"
 	echo 0 > "$params/hold_release"
-	echo 100000 > /sys/module/pnotify/parameters/test_delay_exit_us
+	echo 100000 > /sys/module/pnotify/parameters/test_delay_leave_us
 	echo 100000 > /sys/module/pnotify/parameters/test_delay_unregister_us
 	r=0
 	while [ "$r" -lt 20 ]; do
@@ -145,7 +145,7 @@ if pn_test_build test_delay_exit_us; then
 		fi
 		r=$((r + 1))
 	done
-	echo 0 > /sys/module/pnotify/parameters/test_delay_exit_us
+	echo 0 > /sys/module/pnotify/parameters/test_delay_leave_us
 	echo 0 > /sys/module/pnotify/parameters/test_delay_unregister_us
 	pn_log "rmmod job raced its last member's exit hook 20 times, each done in time"
 fi
