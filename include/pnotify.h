@@ -39,12 +39,12 @@
  *  - exec(task, sub): runs in the task after exec has committed, before the
  *    new image runs.
  *  - exit(task, sub): runs exactly once for every subscription that was
- *    established (unless leave() ended it), when it ends: when the task exits (in its exit path, after
- *    exit_files(), before it becomes a zombie), when it is unsubscribed, or
- *    when the subscriber unregisters.  It may run in another task's context
- *    (the unsubscribing task, or the last pending child), so it must use
- *    @task, not current.  task->flags & PF_EXITING tells an exit from an
- *    unsubscription.
+ *    established (unless leave() ended it), when it ends: when the task
+ *    exits (in its exit path, after exit_files(), before it becomes a
+ *    zombie), when it is unsubscribed, or when the subscriber unregisters.
+ *    It may run in another task's context (the unsubscribing task, or the
+ *    last pending child), so it must use @task, not current.
+ *    task->flags & PF_EXITING tells an exit from an unsubscription.
  *  - leave(task, sub): optional, the exit's atomic step, the twin of
  *    inherit().  It runs in the exiting task at exit_files(), in the same
  *    context as inherit() but with interrupts on and no lock held, when

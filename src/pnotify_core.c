@@ -128,9 +128,9 @@ static size_t pn_room;
  * Clean kits (unbound; their blocks are readied at use), linked through
  * ->kit: those of exited tasks, and those exit works make to keep
  * PN_KITS_LOW, for the fork hook to restock the parent from and for
- * refills.  Sized for the
- * subscribers registered when they were kept; once a subscriber registers,
- * they are freed.  Taken with interrupts off: the fork hook takes the lock.
+ * refills.  Sized for the subscribers registered when they were kept; once
+ * a subscriber registers, they are freed.  Taken with interrupts off: the
+ * fork hook takes the lock.
  */
 #define PN_KITS_MAX 256
 #define PN_KITS_LOW 16
@@ -1694,14 +1694,14 @@ static void pn_exit_work(struct callback_head *work)
 /*
  * Whether the exit hook can end @e (locked) itself: every subscriber has
  * leave() and is not unregistering, no fork callback is pending, and the
- * kit cache, which only a work can top up, is at least half stocked (a
- * fork takes two kits, the hook gives one back, and the other comes back
- * after a grace period: only when entries are not reused, under KASAN,
- * does it sink by one a fork).  An unregister
- * waits for an RCU grace period after setting dying, so a hook that saw
- * it clear ends, subscriptions counted off, before the unregister looks
- * for subscriptions left; one that saw it set leaves them to the work,
- * where the unregister finds them.
+ * kit cache, which only a work can top up, is at least half stocked.  (A
+ * fork takes two kits; the hook gives one back, and the entry comes back
+ * after its grace period, except under KASAN, where entries are not
+ * reused and the cache sinks by one a fork.)  An unregister waits for an
+ * RCU grace period after setting dying, so a hook that saw it clear ends,
+ * subscriptions counted off, before the unregister looks for those left;
+ * one that saw it set leaves them to the work, where the unregister finds
+ * them.
  */
 static bool pn_task_can_leave(struct pn_task *e)
 {
