@@ -110,8 +110,6 @@ struct pnotify_events {
 
 	/* Private to pnotify. */
 	struct list_head list;
-	struct list_head subs;
-	raw_spinlock_t subs_lock;
 	bool registered;	/* on pnotify's list: it may be subscribed */
 	bool dying;
 	atomic_t nr_subs;
@@ -124,9 +122,9 @@ struct pnotify_subscriber {
 
 	/* Private to pnotify. */
 	struct task_struct *task;
-	struct pn_task *entry;		/* the task's entry, while linked */
+	struct pn_task *entry;		/* the task's entry, once linked */
 	struct list_head task_link;
-	struct list_head events_link;
+	bool linked;			/* to entry, under its lock */
 	struct list_head fork_link;	/* on the child's pending forks */
 	struct pnotify_subscriber *fork_parent;
 	struct list_head calls;		/* pnotify_call()s queued */

@@ -37,9 +37,13 @@
  * runs when the last reference goes, so that parent_data outlives the
  * children's fork callbacks and exit is always the last callback.
  *
- * Locks: entry->lock, then events->subs_lock, then a table bucket's bit
- * lock, then pn_calls_lock; entry->lock, then pn_kits_lock; all raw.  A
- * subscriber's inherit() runs under the parent's entry->lock.
+ * A subscriber's subscriptions are found by a walk of the table (its
+ * unregister, pnotify_call_all()), so that forks and exits keep no list of
+ * them.
+ *
+ * Locks: a pn_exiting list's bit lock, then entry->lock, then a table
+ * bucket's bit lock, then pn_calls_lock; entry->lock, then pn_kits_lock;
+ * all raw.  A subscriber's inherit() runs under the parent's entry->lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -108,9 +112,10 @@ struct pn_task {
 
 static struct hlist_bl_head *pn_table;
 /*
- * The entries whose exit work is queued or running, by task: what an
- * unload that waits for works in flight names in its warnings.  Bit
- * locked, as the table; a static empty head is all zeroes.
+ * The entries whose exit work is queued or running: where an unregister
+ * finds the subscriptions a leave() linked again to an entry out of the
+ * table, and what an unload that waits for works in flight names in its
+ * warnings.  Bit locked, as the table; a static empty head is all zeroes.
  */
 #define PN_EXITING_BITS 6
 static struct hlist_bl_head pn_exiting[1U << PN_EXITING_BITS];
@@ -456,24 +461,19 @@ static struct pn_task *pn_kit_keep(struct pn_task *kit)
 	struct pn_task *next, *unkept = NULL;
 	unsigned long flags;
 
+	raw_spin_lock_irqsave(&pn_kits_lock, flags);
 	for (; kit; kit = next) {
 		next = kit->kit;
-		kit->kit = NULL;
-		if (pn_kit_fits(kit, nr, room)) {
-			raw_spin_lock_irqsave(&pn_kits_lock, flags);
-			if (pn_nr_kits < PN_KITS_MAX) {
-				kit->kit = pn_kits;
-				pn_kits = kit;
-				pn_nr_kits++;
-				kit = NULL;
-			}
-			raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
-		}
-		if (kit) {
+		if (pn_kit_fits(kit, nr, room) && pn_nr_kits < PN_KITS_MAX) {
+			kit->kit = pn_kits;
+			pn_kits = kit;
+			pn_nr_kits++;
+		} else {
 			kit->kit = unkept;
 			unkept = kit;
 		}
 	}
+	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
 	return unkept;
 }
 
@@ -925,7 +925,7 @@ static void pn_sub_init(struct pnotify_subscriber *sub,
 	sub->data = events->data_size ? sub->room : NULL;
 	sub->task = task;
 	INIT_LIST_HEAD(&sub->task_link);
-	INIT_LIST_HEAD(&sub->events_link);
+	sub->linked = false;
 	INIT_LIST_HEAD(&sub->fork_link);
 	INIT_LIST_HEAD(&sub->calls);
 	refcount_set(&sub->ref, 1);
@@ -1076,14 +1076,11 @@ static struct pnotify_subscriber *pn_task_find_live(struct pn_task *e,
 	return pn_task_find_sub(e, events, name);
 }
 
-/* Links @sub to @e (locked) and to its subscriber. */
+/* Links @sub to @e (locked). */
 static void pn_sub_add(struct pn_task *e, struct pnotify_subscriber *sub)
 {
-	/* Before it is on the subscriber's list, where pn_end_one() reads it. */
 	sub->entry = e;
-	raw_spin_lock(&sub->events->subs_lock);
-	list_add_tail(&sub->events_link, &sub->events->subs);
-	raw_spin_unlock(&sub->events->subs_lock);
+	sub->linked = true;
 	list_add_tail(&sub->task_link, &e->subs);
 	e->nr_subs++;
 }
@@ -1091,9 +1088,7 @@ static void pn_sub_add(struct pn_task *e, struct pnotify_subscriber *sub)
 /* Unlinks @sub from @e (locked); the caller then drops the link's ref. */
 static void pn_sub_unlink(struct pn_task *e, struct pnotify_subscriber *sub)
 {
-	raw_spin_lock(&sub->events->subs_lock);
-	list_del_init(&sub->events_link);
-	raw_spin_unlock(&sub->events->subs_lock);
+	sub->linked = false;
 	list_del_init(&sub->task_link);
 	e->nr_subs--;
 }
@@ -1140,7 +1135,7 @@ static int pn_sub_link(struct pn_task *e, struct pnotify_subscriber *sub,
  */
 static bool pn_sub_linked(const struct pnotify_subscriber *sub)
 {
-	return !list_empty(&sub->events_link);
+	return sub->linked;
 }
 
 /*
@@ -1953,10 +1948,43 @@ int pnotify_call(struct task_struct *task, struct pnotify_events *events,
 }
 EXPORT_SYMBOL_GPL(pnotify_call);
 
+/*
+ * References up to @cap subscriptions of @events to tasks in the table into
+ * @subs; returns how many.
+ */
+static unsigned int pn_table_subs(struct pnotify_events *events,
+				  struct pnotify_subscriber **subs,
+				  unsigned int cap)
+{
+	struct pnotify_subscriber *sub;
+	struct hlist_bl_node *pos;
+	unsigned int i, n = 0;
+	struct pn_task *e;
+
+	for (i = 0; i < 1U << PN_TABLE_BITS && n < cap; i++) {
+		rcu_read_lock();
+		hlist_bl_for_each_entry_rcu(e, pos, &pn_table[i], node) {
+			if (n == cap)
+				break;
+			pn_entry_lock(e);
+			sub = pn_task_find_live(e, events, NULL);
+			if (sub) {
+				refcount_inc(&sub->ref);
+				subs[n++] = sub;
+			}
+			pn_entry_unlock(e);
+		}
+		rcu_read_unlock();
+		if (!(i % 256))
+			cond_resched();
+	}
+	return n;
+}
+
 int pnotify_call_all(struct pnotify_events *events, pnotify_call_fn fn)
 {
-	struct pnotify_subscriber **subs, *sub;
-	unsigned int cap, n = 0, i;
+	struct pnotify_subscriber **subs;
+	unsigned int cap, n, i;
 	int err = 0;
 
 	might_sleep();
@@ -1964,14 +1992,7 @@ int pnotify_call_all(struct pnotify_events *events, pnotify_call_fn fn)
 	subs = kvmalloc_array(max(cap, 1U), sizeof(*subs), GFP_KERNEL);
 	if (!subs)
 		return -ENOMEM;
-	raw_spin_lock_irq(&events->subs_lock);
-	list_for_each_entry(sub, &events->subs, events_link) {
-		if (n == cap)
-			break;
-		refcount_inc(&sub->ref);
-		subs[n++] = sub;
-	}
-	raw_spin_unlock_irq(&events->subs_lock);
+	n = pn_table_subs(events, subs, cap);
 	for (i = 0; i < n; i++)
 		if (pn_call_queue(subs[i], fn) == -ENOMEM)
 			err = -ENOMEM;
@@ -2131,8 +2152,6 @@ int pnotify_register(struct pnotify_events *events)
 	    events->data_size > PNOTIFY_DATA_MAX)
 		return -EINVAL;
 
-	INIT_LIST_HEAD(&events->subs);
-	raw_spin_lock_init(&events->subs_lock);
 	events->dying = false;
 	atomic_set(&events->nr_subs, 0);
 	atomic_long_set(&events->nr_fork, 0);
@@ -2163,28 +2182,85 @@ out:
 }
 EXPORT_SYMBOL_GPL(pnotify_register);
 
-/* Ends one linked subscription of a dying subscriber; false when none left. */
-static bool pn_end_one(struct pnotify_events *events)
+/*
+ * @e's subscription to @events, if it has one linked, referenced with @e;
+ * @e is reachable under RCU (a table bucket) or a lock (pn_exiting).  A
+ * linked subscription is held, and so is its entry, by the table or the
+ * exit work.
+ */
+static struct pnotify_subscriber *pn_task_hold_sub(struct pn_task *e,
+						   struct pnotify_events *events)
 {
 	struct pnotify_subscriber *sub;
-	struct pn_task *e = NULL;
 
-	raw_spin_lock_irq(&events->subs_lock);
-	sub = list_first_entry_or_null(&events->subs, struct pnotify_subscriber,
-				       events_link);
+	pn_entry_lock(e);
+	sub = pn_task_find_sub(e, events, NULL);
 	if (sub) {
-		/* Linked: held, and so is its entry (by the table or exit work). */
 		refcount_inc(&sub->ref);
-		e = sub->entry;
 		refcount_inc(&e->ref);
 	}
-	raw_spin_unlock_irq(&events->subs_lock);
+	pn_entry_unlock(e);
+	return sub;
+}
+
+/*
+ * Ends one linked subscription of a dying subscriber found in table bucket
+ * @head or, if @exiting, in that list of exit works (where a leave() left
+ * entries out of the table, with subscriptions linked again for their
+ * exit()); false when there is none.
+ */
+static bool pn_end_one(struct pnotify_events *events,
+		       struct hlist_bl_head *head, struct hlist_bl_head *exiting)
+{
+	struct pnotify_subscriber *sub = NULL;
+	struct hlist_bl_node *pos;
+	struct pn_task *e, *found = NULL;
+
+	rcu_read_lock();
+	hlist_bl_for_each_entry_rcu(e, pos, head, node) {
+		sub = pn_task_hold_sub(e, events);
+		if (sub) {
+			found = e;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (!sub && exiting) {
+		hlist_bl_lock(exiting);
+		hlist_bl_for_each_entry(e, pos, exiting, exit_node) {
+			sub = pn_task_hold_sub(e, events);
+			if (sub) {
+				found = e;
+				break;
+			}
+		}
+		hlist_bl_unlock(exiting);
+	}
 	if (!sub)
 		return false;
-	pn_sub_end(e, sub);
+	pn_sub_end(found, sub);
 	pn_sub_put(sub);
-	pn_task_put(e);
+	pn_task_put(found);
 	return true;
+}
+
+/*
+ * Ends every linked subscription of a dying subscriber: none can be linked
+ * any more.  A walk of the table, so that forks and exits need not keep a
+ * list of each subscriber's subscriptions.
+ */
+static void pn_end_all(struct pnotify_events *events)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1U << PN_TABLE_BITS; i++) {
+		while (pn_end_one(events, &pn_table[i],
+				  i < ARRAY_SIZE(pn_exiting) ? &pn_exiting[i] :
+							       NULL))
+			cond_resched();
+		if (!(i % 256))
+			cond_resched();
+	}
 }
 
 void pnotify_unregister(struct pnotify_events *events)
@@ -2203,8 +2279,7 @@ void pnotify_unregister(struct pnotify_events *events)
 	synchronize_rcu();
 	pn_test_sleep(unregister);
 
-	while (pn_end_one(events))
-		cond_resched();
+	pn_end_all(events);
 	/* Children still pending on a parent subscription end it later. */
 	wait_event(pn_drain_wq, !atomic_read(&events->nr_subs));
 	WRITE_ONCE(pn_nr_events, pn_nr_events - 1);
