@@ -18,7 +18,7 @@
  * before its first user instruction.  A task forks at most once per return
  * to user space, so a kit is always ready when it is needed.  Kits are
  * cached (pn_kits): the unused kits of tasks that exit, and their entries
- * made kits again after their grace period (pn_kit_remake()), so that a
+ * made kits again after their grace period (pn_kit_recycle()), so that a
  * fork and an exit in a job allocate nothing and queue no refill work in
  * the steady state.
  *
@@ -102,7 +102,7 @@ struct pn_task {
 	struct pnotify_subscriber *dead_blocks;
 	/*
 	 * As a kit: blocks of room bytes of data each, taken from the end;
-	 * kept when the entry is made a kit again (pn_kit_remake()).
+	 * kept when the entry is made a kit again (pn_kit_recycle()).
 	 */
 	size_t room;
 	unsigned int nr_slots;		/* of prepared[] */
@@ -358,8 +358,7 @@ static void pn_entry_unbind(struct pn_task *e)
 	atomic_long_dec(&pn_stats.tasks);
 }
 
-static struct pn_task *pn_kit_remake(struct pn_task *e);
-static void pn_kit_put(struct pn_task *kit);
+static void pn_kit_recycle(struct pn_task *e);
 static void pn_blocks_free(struct pnotify_subscriber *b);
 
 static void pn_task_free_rcu(struct rcu_head *rcu)
@@ -371,7 +370,7 @@ static void pn_task_free_rcu(struct rcu_head *rcu)
 	e->dead_kits = NULL;
 	pn_blocks_free(e->dead_blocks);
 	e->dead_blocks = NULL;
-	pn_kit_put(pn_kit_remake(e));
+	pn_kit_recycle(e);
 }
 
 /* Any context, the hooks included. */
@@ -450,62 +449,6 @@ static struct pn_task *pn_kit_get(unsigned int nr, size_t room, gfp_t gfp)
 	return kit ?: pn_kit_new(nr, room, gfp);
 }
 
-/*
- * Keeps @kit, and the kit in it, for a refill if they fit; returns those
- * that do not, linked through ->kit, for the caller to free.  Any context.
- */
-static struct pn_task *pn_kit_keep(struct pn_task *kit)
-{
-	unsigned int nr = READ_ONCE(pn_nr_events);
-	size_t room = READ_ONCE(pn_room);
-	struct pn_task *next, *unkept = NULL;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&pn_kits_lock, flags);
-	for (; kit; kit = next) {
-		next = kit->kit;
-		if (pn_kit_fits(kit, nr, room) && pn_nr_kits < PN_KITS_MAX) {
-			kit->kit = pn_kits;
-			pn_kits = kit;
-			pn_nr_kits++;
-		} else {
-			kit->kit = unkept;
-			unkept = kit;
-		}
-	}
-	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
-	return unkept;
-}
-
-/* Keeps @kit, and the kit in it, for a refill if they fit, or frees them. */
-static void pn_kit_put(struct pn_task *kit)
-{
-	pn_entry_free(pn_kit_keep(kit));
-}
-
-/*
- * Keeps PN_KITS_LOW kits in the cache, from the exits of followed tasks (in
- * process context), for the fork hook to restock the parent from: a fork
- * takes two kits, the exit of its child gives one back and makes one, and
- * the parent needs no refill work.
- */
-static void pn_kits_top_up(void)
-{
-	struct pn_task *kit;
-	unsigned int i;
-
-	/* Memory an OOM victim may take is for its exit, not for a cache. */
-	if (tsk_is_oom_victim(current))
-		return;
-	for (i = 0; i < PN_KITS_LOW && READ_ONCE(pn_nr_kits) < PN_KITS_LOW;
-	     i++) {
-		kit = pn_kit_new(0, 0, GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
-		if (!kit)
-			return;
-		pn_kit_put(kit);
-	}
-}
-
 /* Frees a list of blocks linked through ->fork_parent. */
 static void pn_blocks_free(struct pnotify_subscriber *b)
 {
@@ -534,13 +477,131 @@ static struct pnotify_subscriber *pn_blocks_stale(size_t room)
 	return stale;
 }
 
+/* Puts @kit on the cache; pn_kits_lock held, and room on it. */
+static void pn_kits_push(struct pn_task *kit)
+{
+	kit->kit = pn_kits;
+	pn_kits = kit;
+	pn_nr_kits++;
+}
+
+/*
+ * Makes blocks, linked through ->fork_parent, look new to kmemleak, which
+ * would take their old pointers for references.
+ */
+static void pn_blocks_scrub(struct pnotify_subscriber *b)
+{
+	struct pnotify_subscriber *next;
+	size_t room;
+
+	for (; b; b = next) {
+		next = b->fork_parent;
+		room = b->room_bytes;
+		memset(b, 0, pn_block_size(room));
+		b->room_bytes = room;
+		b->fork_parent = next;
+	}
+}
+
+/*
+ * Keeps, in one section of the cache lock, the kits linked through ->kit
+ * from *@kits, for refills, and the blocks of ended subscriptions linked
+ * through ->fork_parent from *@blocks, for pn_kit_recycle(), all that fit
+ * the subscribers registered now and the cache; leaves there what the
+ * caller must free: those that do not, and cached blocks of a size kits no
+ * longer have.  Any context, the exit hook included.
+ */
+static void pn_cache_keep(struct pn_task **kits,
+			  struct pnotify_subscriber **blocks)
+{
+	unsigned int nr = READ_ONCE(pn_nr_events);
+	size_t room = READ_ONCE(pn_room);
+	struct pnotify_subscriber *b = *blocks, *b_next, *stale = NULL;
+	struct pn_task *kit = *kits, *next;
+	unsigned long flags;
+
+	*kits = NULL;
+	*blocks = NULL;
+	if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
+		pn_blocks_scrub(b);
+	raw_spin_lock_irqsave(&pn_kits_lock, flags);
+	for (; kit; kit = next) {
+		next = kit->kit;
+		if (pn_kit_fits(kit, nr, room) && pn_nr_kits < PN_KITS_MAX) {
+			pn_kits_push(kit);
+		} else {
+			kit->kit = *kits;
+			*kits = kit;
+		}
+	}
+	if (PN_REUSE && b)
+		stale = pn_blocks_stale(room);
+	for (; b; b = b_next) {
+		b_next = b->fork_parent;
+		if (PN_REUSE && b->room_bytes == room &&
+		    pn_nr_blocks < PN_BLOCKS_MAX) {
+			b->fork_parent = pn_blocks;
+			pn_blocks = b;
+			pn_nr_blocks++;
+		} else {
+			b->fork_parent = stale;
+			stale = b;
+		}
+	}
+	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+	*blocks = stale;
+}
+
+/* Keeps @kit, and the kit in it, for a refill if they fit, or frees them. */
+static void pn_kit_put(struct pn_task *kit)
+{
+	struct pnotify_subscriber *none = NULL;
+
+	pn_cache_keep(&kit, &none);
+	pn_entry_free(kit);
+}
+
+/* Keeps the block of an ended subscription for reuse, or frees it. */
+static void pn_block_put(struct pnotify_subscriber *b)
+{
+	struct pn_task *none = NULL;
+
+	b->fork_parent = NULL;
+	pn_cache_keep(&none, &b);
+	pn_blocks_free(b);
+}
+
+/*
+ * Keeps PN_KITS_LOW kits in the cache, from the exits of followed tasks (in
+ * process context), for the fork hook to restock the parent from: a fork
+ * takes two kits, the exit of its child gives one back and makes one, and
+ * the parent needs no refill work.
+ */
+static void pn_kits_top_up(void)
+{
+	struct pn_task *kit;
+	unsigned int i;
+
+	/* Memory an OOM victim may take is for its exit, not for a cache. */
+	if (tsk_is_oom_victim(current))
+		return;
+	for (i = 0; i < PN_KITS_LOW && READ_ONCE(pn_nr_kits) < PN_KITS_LOW;
+	     i++) {
+		kit = pn_kit_new(0, 0, GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+		if (!kit)
+			return;
+		pn_kit_put(kit);
+	}
+}
+
 /*
  * Makes @e, the entry of a task gone (out of the table, past its grace
- * period), a clean kit again, its blocks made up from the cached ones; or
- * frees it when it cannot be (sized before a subscriber registered, too few
- * blocks cached).  An RCU callback: any context but the hooks'.
+ * period), a clean kit again, its blocks made up from the cached ones, and
+ * caches it; or frees it when it cannot be (sized before a subscriber
+ * registered, too few blocks cached, the cache full).  An RCU callback:
+ * any context but the hooks'.
  */
-static struct pn_task *pn_kit_remake(struct pn_task *e)
+static void pn_kit_recycle(struct pn_task *e)
 {
 	unsigned int nr = READ_ONCE(pn_nr_events);
 	struct pnotify_subscriber *b, *stale;
@@ -552,8 +613,9 @@ static struct pn_task *pn_kit_remake(struct pn_task *e)
 	if (!PN_REUSE || WARN_ON_ONCE(e->kit) || e->nr_slots < nr ||
 	    e->room != READ_ONCE(pn_room)) {
 		pn_entry_free(e);
-		return NULL;
+		return;
 	}
+	pn_entry_reset(e);
 	want = max(nr, e->nr_prepared) - e->nr_prepared;
 	raw_spin_lock_irqsave(&pn_kits_lock, flags);
 	stale = pn_blocks_stale(e->room);
@@ -565,55 +627,12 @@ static struct pn_task *pn_kit_remake(struct pn_task *e)
 		b->fork_parent = NULL;
 		e->prepared[e->nr_prepared++] = b;
 	}
+	if (remade)
+		pn_kits_push(e);
 	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
 	pn_blocks_free(stale);
-	if (!remade) {
+	if (!remade)
 		pn_entry_free(e);
-		return NULL;
-	}
-	pn_entry_reset(e);
-	return e;
-}
-
-/*
- * Keeps the block of an ended subscription for pn_kit_remake() if it has
- * the size kits have now; returns the blocks for the caller to free
- * (linked through ->fork_parent): @b if not kept, and the cached ones
- * that no longer have the size.  Any context.
- */
-static struct pnotify_subscriber *pn_block_keep(struct pnotify_subscriber *b)
-{
-	struct pnotify_subscriber *stale = NULL;
-	size_t room = READ_ONCE(pn_room);
-	unsigned long flags;
-
-	if (PN_REUSE && b->room_bytes == room) {
-		/* kmemleak would take its old pointers for references. */
-		if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK)) {
-			memset(b, 0, pn_block_size(room));
-			b->room_bytes = room;
-		}
-		raw_spin_lock_irqsave(&pn_kits_lock, flags);
-		stale = pn_blocks_stale(room);
-		if (pn_nr_blocks < PN_BLOCKS_MAX) {
-			b->fork_parent = pn_blocks;
-			pn_blocks = b;
-			pn_nr_blocks++;
-			b = NULL;
-		}
-		raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
-	}
-	if (b) {
-		b->fork_parent = stale;
-		stale = b;
-	}
-	return stale;
-}
-
-/* pn_block_keep(), freeing what it does not keep.  Process context. */
-static void pn_block_put(struct pnotify_subscriber *b)
-{
-	pn_blocks_free(pn_block_keep(b));
 }
 
 /* At unload. */
@@ -1712,22 +1731,20 @@ static bool pn_task_can_leave(struct pn_task *e)
 
 /*
  * What pn_sub_free() does after exit(), for a subscription leave() ended
- * in the exit hook: what may not be freed there, on PREEMPT_RT, waits for
- * @e's grace period.  The task is current: its reference here is not the
- * last.  No unregister waits for the count (pn_task_can_leave()).
+ * in the exit hook: its block goes on @released, for pn_task_leave() to
+ * keep.  The task is current: its reference here is not the last.  No
+ * unregister waits for the count (pn_task_can_leave()).
  */
-static void pn_sub_release(struct pn_task *e, struct pnotify_subscriber *sub)
+static void pn_sub_release(struct pnotify_subscriber *sub,
+			   struct pnotify_subscriber **released)
 {
 	struct pnotify_events *events = sub->events;
-	struct pnotify_subscriber *unkept, **tail = &e->dead_blocks;
 
 	pn_sub_drop_calls(sub);
 	atomic_long_inc(&events->nr_exit);
 	put_task_struct(sub->task);
-	unkept = pn_block_keep(sub);
-	while (*tail)
-		tail = &(*tail)->fork_parent;
-	*tail = unkept;
+	sub->fork_parent = *released;
+	*released = sub;
 	atomic_dec(&events->nr_subs);
 }
 
@@ -1737,12 +1754,15 @@ static void pn_sub_release(struct pn_task *e, struct pnotify_subscriber *sub)
  * nothing else holds, the last holder of any other calls its exit().  One
  * whose leave() asks for exit() is linked again, to the entry now out of
  * the table, for the exit work (or an unregister first) to end as usual.
+ * The kits and blocks freed go to the cache, and what it cannot take, for
+ * the hook may not free it on PREEMPT_RT, waits for @e's grace period.
  * Returns whether the exit work is due, and then hands it the table's
  * reference.
  */
 static bool pn_task_leave(struct pn_task *e)
 {
-	struct pnotify_subscriber *sub, *next;
+	struct pnotify_subscriber *sub, *next, *released = NULL;
+	struct pn_task *kit;
 	bool exit_due = false;
 	LIST_HEAD(ended);
 
@@ -1750,7 +1770,7 @@ static bool pn_task_leave(struct pn_task *e)
 		pn_sub_unlink(e, sub);
 		list_add_tail(&sub->task_link, &ended);
 	}
-	e->dead_kits = pn_kit_keep(pn_task_unhash(e));
+	kit = pn_task_unhash(e);
 	pn_entry_unlock(e);
 	list_for_each_entry_safe(sub, next, &ended, task_link) {
 		list_del_init(&sub->task_link);
@@ -1758,7 +1778,7 @@ static bool pn_task_leave(struct pn_task *e)
 		if (!refcount_dec_and_test(&sub->ref))
 			continue;
 		if (!sub->events->leave(e->task, sub)) {
-			pn_sub_release(e, sub);
+			pn_sub_release(sub, &released);
 			continue;
 		}
 		/* No one could find it meanwhile: the link's reference again. */
@@ -1768,6 +1788,9 @@ static bool pn_task_leave(struct pn_task *e)
 		pn_entry_unlock(e);
 		exit_due = true;
 	}
+	pn_cache_keep(&kit, &released);
+	e->dead_kits = kit;
+	e->dead_blocks = released;
 	if (exit_due)
 		return true;
 	atomic_long_inc(&pn_stats.exits_in_hook);
