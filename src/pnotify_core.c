@@ -1020,11 +1020,18 @@ struct pn_call {
 	pnotify_call_fn fn;
 };
 
-/* Queued calls are dropped: their works free themselves.  Any context. */
+/*
+ * Queued calls are dropped: their works free themselves.  Any context.
+ * @sub is no one's any more: a call is queued under a reference, which its
+ * queuing dropped after adding it, so most subscriptions, which never had
+ * one, need not take the global lock.
+ */
 static void pn_sub_drop_calls(struct pnotify_subscriber *sub)
 {
 	struct pn_call *call, *next;
 
+	if (list_empty(&sub->calls))
+		return;
 	raw_spin_lock(&pn_calls_lock);
 	list_for_each_entry_safe(call, next, &sub->calls, link) {
 		call->sub = NULL;
@@ -2276,6 +2283,8 @@ static void pn_end_all(struct pnotify_events *events)
 {
 	unsigned int i;
 
+	/* One walk reaches every list of both. */
+	BUILD_BUG_ON(PN_EXITING_BITS > PN_TABLE_BITS);
 	for (i = 0; i < 1U << PN_TABLE_BITS; i++) {
 		while (pn_end_one(events, &pn_table[i],
 				  i < ARRAY_SIZE(pn_exiting) ? &pn_exiting[i] :
