@@ -36,8 +36,10 @@
  *    child is subscribed already; > 0 or < 0 then ends that subscription.
  *    Being subscribed, it may be found, replaced or have calls queued
  *    before fork() runs, and those calls may run first.
- *  - exec(task, sub): runs in the task after exec has committed, before the
- *    new image runs.
+ *  - exec(task, sub): optional; runs in the task after exec has committed,
+ *    before the new image runs.  A subscription made while the exec
+ *    commits may miss it.  A task none of whose subscriptions has one pays
+ *    for its exec only the hook's lookup.
  *  - exit(task, sub): runs exactly once for every subscription that was
  *    established (unless leave() ended it), when it ends: when the task
  *    exits (in its exit path, after exit_files(), before it becomes a

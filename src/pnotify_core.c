@@ -878,21 +878,31 @@ static void pn_work_done(void)
 	pn_test_work_return();
 }
 
+/* Whether a subscription of @e (locked) has an exec callback. */
+static bool pn_task_wants_exec(struct pn_task *e)
+{
+	struct pnotify_subscriber *sub;
+
+	list_for_each_entry(sub, &e->subs, task_link)
+		if (sub->events->exec)
+			return true;
+	return false;
+}
+
 /*
- * Claims @flag on @task's live entry and references it for the work the
- * caller then queues; NULL when the task is not followed, has nothing to
- * dispatch, or the work is queued already.  Atomic context.
+ * Claims the exec work of @task's live entry and references it for the
+ * caller to queue; NULL when the task is not followed, no subscription of
+ * it has an exec callback, or the work is queued already.  Atomic context.
  */
-static struct pn_task *pn_task_claim(struct task_struct *task, int flag,
-				     bool need_subs)
+static struct pn_task *pn_task_claim_exec(struct task_struct *task)
 {
 	struct pn_task *e = pn_task_lock(task);
 	bool claimed;
 
 	if (likely(!e))
 		return NULL;
-	claimed = !test_bit(PN_DEAD, &e->flags) && (!need_subs || e->nr_subs) &&
-		  !test_and_set_bit(flag, &e->flags);
+	claimed = !test_bit(PN_DEAD, &e->flags) && pn_task_wants_exec(e) &&
+		  !test_and_set_bit(PN_EXEC_QUEUED, &e->flags);
 	if (claimed)
 		refcount_inc(&e->ref);
 	pn_entry_unlock(e);
@@ -1615,7 +1625,7 @@ static void pn_exec_work(struct callback_head *work)
 
 void pn_core_exec(struct task_struct *task)
 {
-	struct pn_task *e = pn_task_claim(task, PN_EXEC_QUEUED, true);
+	struct pn_task *e = pn_task_claim_exec(task);
 
 	if (e && pn_queue_work(task, &e->exec_work, pn_exec_work,
 			       PN_TWA_RESUME)) {
