@@ -268,6 +268,7 @@ static struct {
 	atomic_long_t fork_failures;
 	atomic_long_t kits_made;
 	atomic_long_t exits_in_hook;	/* ended by the hook: no exit work */
+	atomic_long_t exec_works;	/* queued: a subscriber has exec() */
 } pn_stats;
 
 /* ---- entries and kits --------------------------------------------------- */
@@ -1627,11 +1628,14 @@ void pn_core_exec(struct task_struct *task)
 {
 	struct pn_task *e = pn_task_claim_exec(task);
 
-	if (e && pn_queue_work(task, &e->exec_work, pn_exec_work,
-			       PN_TWA_RESUME)) {
+	if (!e)
+		return;
+	if (pn_queue_work(task, &e->exec_work, pn_exec_work, PN_TWA_RESUME)) {
 		clear_bit(PN_EXEC_QUEUED, &e->flags);
 		pn_task_put(e);
+		return;
 	}
+	atomic_long_inc(&pn_stats.exec_works);
 }
 
 /*
@@ -2345,6 +2349,8 @@ void pn_core_show(struct seq_file *m)
 		   atomic_long_read(&pn_stats.fork_failures));
 	seq_printf(m, "exits_in_hook: %ld\n",
 		   atomic_long_read(&pn_stats.exits_in_hook));
+	seq_printf(m, "exec_works: %ld\n",
+		   atomic_long_read(&pn_stats.exec_works));
 	seq_printf(m, "kits_made: %ld\n",
 		   atomic_long_read(&pn_stats.kits_made));
 	seq_printf(m, "kits_cached: %u\n", READ_ONCE(pn_nr_kits));

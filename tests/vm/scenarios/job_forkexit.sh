@@ -4,7 +4,8 @@
 # and exits in a job reuse pnotify's memory: the exited child's entry, its
 # subscriptions' blocks and its unused kit become kits again, and few are
 # made (one per fork without the reuse, as on KASAN's kernels, where a fork
-# takes its parent's next kits from those of exited children).
+# takes its parent's next kits from those of exited children).  job has no
+# exec(): its members' execs queue no exec work.
 # shellcheck source=tests/vm/lib.sh
 . /lib/pn/lib.sh
 
@@ -32,6 +33,9 @@ kits_made() {
 in_hook() {
 	sed -n 's/^exits_in_hook: //p' /proc/pnotify
 }
+exec_works() {
+	sed -n 's/^exec_works: //p' /proc/pnotify
+}
 made=$(kits_made)
 hooked=$(in_hook)
 out=$(jobctl create -- forkexit -q "$forks") || pn_fail "jobctl create -- forkexit: $out"
@@ -56,5 +60,12 @@ case $result in
 "forks=$forks errors=0 "*) ;;
 *) pn_fail "forkexit in a job: $result" ;;
 esac
+execs=$(pn_scale 200)
+queued=$(exec_works)
+out=$(jobctl create -- sh -c "i=0; while [ \$i -lt $execs ]; do /bin/true; i=\$((i + 1)); done") ||
+	pn_fail "jobctl create -- sh (execs): $out"
+queued=$(($(exec_works) - queued))
+[ "$queued" -eq 0 ] ||
+	pn_fail "$execs execs in a job queued $queued exec works: job has no exec()"
 pn_unload job
 pn_unload pnotify

@@ -37,6 +37,16 @@ jobctl show "$jid_a" | grep -q "keyring *$serial" || pn_fail "jobctl show has no
 keyctl rdescribe "$serial" | grep -q "_job.$(printf %016x "$jid_a")" ||
 	pn_fail "keyring $serial is not named after $jid_a"
 
+# keyring_bridge has exec(): its members' execs queue the exec work, where
+# job's alone queue none (job_forkexit).
+exec_works() { sed -n 's/^exec_works: //p' /proc/pnotify; }
+queued=$(exec_works)
+jobctl create -- sh -c '/bin/true; /bin/true' > /dev/null ||
+	pn_fail "jobctl create -- sh (execs)"
+queued=$(($(exec_works) - queued))
+[ "$queued" -ge 2 ] ||
+	pn_fail "execs in a job with keyring_bridge queued $queued exec works, not 3"
+
 # A process attached later reads it too (installed in its own context).
 mkfifo /tmp/go
 sh -c 'read x < /tmp/go; keyctl print '"$kid"' > /tmp/attached.out 2>&1' &
