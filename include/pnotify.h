@@ -127,6 +127,7 @@ struct pnotify_subscriber {
 	struct pn_task *entry;		/* the task's entry, once linked */
 	struct list_head task_link;
 	bool linked;			/* to entry, under its lock */
+	bool called;			/* a call was ever queued */
 	struct list_head fork_link;	/* on the child's pending forks */
 	struct pnotify_subscriber *fork_parent;
 	struct list_head calls;		/* pnotify_call()s queued */

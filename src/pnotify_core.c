@@ -956,6 +956,7 @@ static void pn_sub_init(struct pnotify_subscriber *sub,
 	sub->task = task;
 	INIT_LIST_HEAD(&sub->task_link);
 	sub->linked = false;
+	sub->called = false;
 	INIT_LIST_HEAD(&sub->fork_link);
 	INIT_LIST_HEAD(&sub->calls);
 	refcount_set(&sub->ref, 1);
@@ -1033,15 +1034,17 @@ struct pn_call {
 
 /*
  * Queued calls are dropped: their works free themselves.  Any context.
- * @sub is no one's any more: a call is queued under a reference, which its
- * queuing dropped after adding it, so most subscriptions, which never had
- * one, need not take the global lock.
+ * @sub is no one's any more.  A call is queued under a reference, which
+ * its queuing dropped after marking @sub called, so a subscription never
+ * called, as most are, need not take the global lock.  (Not by an empty
+ * list: a call's work takes its call off before it tries for a reference,
+ * in the lock's section this would not wait for.)
  */
 static void pn_sub_drop_calls(struct pnotify_subscriber *sub)
 {
 	struct pn_call *call, *next;
 
-	if (list_empty(&sub->calls))
+	if (!sub->called)
 		return;
 	raw_spin_lock(&pn_calls_lock);
 	list_for_each_entry_safe(call, next, &sub->calls, link) {
@@ -1967,6 +1970,7 @@ static int pn_call_queue(struct pnotify_subscriber *sub, pnotify_call_fn fn)
 		call->fn = fn;
 		raw_spin_lock(&pn_calls_lock);
 		list_add_tail(&call->link, &sub->calls);
+		sub->called = true;
 		raw_spin_unlock(&pn_calls_lock);
 		err = pn_queue_work(sub->task, &call->work, pn_call_work,
 				    PN_TWA_SIGNAL);

@@ -45,7 +45,7 @@ jobctl create -- sh -c '/bin/true; /bin/true' > /dev/null ||
 	pn_fail "jobctl create -- sh (execs)"
 queued=$(($(exec_works) - queued))
 [ "$queued" -ge 2 ] ||
-	pn_fail "execs in a job with keyring_bridge queued $queued exec works, not 3"
+	pn_fail "execs in a job with keyring_bridge queued $queued exec works, fewer than 2"
 
 # A process attached later reads it too (installed in its own context).
 mkfifo /tmp/go
