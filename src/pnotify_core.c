@@ -194,6 +194,10 @@ static unsigned int test_delay_unregister_us;
 module_param(test_delay_unregister_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_unregister_us,
 		 "test only: sleep in an unregister between its grace period and ending the subscriptions left");
+static unsigned int test_delay_call_us;
+module_param(test_delay_call_us, uint, 0644);
+MODULE_PARM_DESC(test_delay_call_us,
+		 "test only: spin (atomic) in a call's work between taking the call off its subscription and referencing it");
 
 #define pn_test_sleep(name) fsleep(READ_ONCE(test_delay_##name##_us))
 #define pn_test_spin(name) pn_test_spin_us(READ_ONCE(test_delay_##name##_us))
@@ -1943,6 +1947,7 @@ static void pn_call_work(struct callback_head *work)
 	sub = call->sub;
 	if (sub) {
 		list_del_init(&call->link);
+		pn_test_spin(call);
 		if (!refcount_inc_not_zero(&sub->ref))
 			sub = NULL;
 	}

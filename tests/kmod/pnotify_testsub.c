@@ -10,6 +10,8 @@
  *   "mode keep|drop|fail" what the fork callback does with the writer's
  *                        children: keep them, drop them (return 1), or fail
  *                        them (return -ENOMEM: they must die unseen)
+ *   "call [PID]"         pnotify_call() on its subscription: "call: N"
+ *                        counts those run, each checked to run in its task
  * Reading gives the counters and whether the reader is subscribed.
  *
  * With leave=1 it also has the exit's atomic step, leave(): checked to run
@@ -65,7 +67,7 @@ struct testsub_data {
 
 static DECLARE_RWSEM(testsub_rwsem);
 static atomic_long_t nr_fork, nr_exec, nr_exit, nr_unsub, nr_init;
-static atomic_long_t nr_live, nr_foreign, nr_unbalanced, nr_leave;
+static atomic_long_t nr_live, nr_foreign, nr_unbalanced, nr_leave, nr_call;
 static LIST_HEAD(testsub_all);
 static DEFINE_SPINLOCK(testsub_all_lock);
 
@@ -177,6 +179,18 @@ static int testsub_leave(struct task_struct *task,
 	return 0;
 }
 
+static void testsub_call(struct task_struct *task,
+			 struct pnotify_subscriber *sub)
+{
+	struct testsub_data *d = sub->data;
+
+	if (WARN(task != current || d->pid != task_pid_nr(task),
+		 "testsub: call for pid %d's subscription, in pid %d\n",
+		 d->pid, task_pid_nr(current)))
+		atomic_long_inc(&nr_unbalanced);
+	atomic_long_inc(&nr_call);
+}
+
 static struct pnotify_events testsub_events = {
 	.module = THIS_MODULE,
 	.name = "testsub",
@@ -201,6 +215,7 @@ static int testsub_show(struct seq_file *m, void *v)
 		   atomic_long_read(&nr_foreign),
 		   atomic_long_read(&nr_unbalanced));
 	seq_printf(m, "leave: %ld\n", atomic_long_read(&nr_leave));
+	seq_printf(m, "call: %ld\n", atomic_long_read(&nr_call));
 	return 0;
 }
 
@@ -254,13 +269,16 @@ static int testsub_command(char *cmd)
 	arg = arg ? strim(arg) : "";
 	if (!strcmp(verb, "mode"))
 		return testsub_set_mode(arg);
-	if (strcmp(verb, "subscribe") && strcmp(verb, "unsubscribe"))
+	if (strcmp(verb, "subscribe") && strcmp(verb, "unsubscribe") &&
+	    strcmp(verb, "call"))
 		return -EINVAL;
 	task = testsub_target(arg);
 	if (IS_ERR(task))
 		return PTR_ERR(task);
 	if (!strcmp(verb, "unsubscribe")) {
 		err = pnotify_unsubscribe(task, &testsub_events);
+	} else if (!strcmp(verb, "call")) {
+		err = pnotify_call(task, &testsub_events, testsub_call);
 	} else {
 		d = testsub_data_new(task, TESTSUB_KEEP);
 		err = d ? pnotify_subscribe(task, &testsub_events, d) : -ENOMEM;
