@@ -48,6 +48,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/timekeeping.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -202,11 +203,17 @@ MODULE_PARM_DESC(test_delay_call_us,
 #define pn_test_sleep(name) fsleep(READ_ONCE(test_delay_##name##_us))
 #define pn_test_spin(name) pn_test_spin_us(READ_ONCE(test_delay_##name##_us))
 
-/* Instructions, never a sleep: for the hooks' atomic context too. */
+/*
+ * Instructions, never a sleep: for the hooks' atomic context too.  By the
+ * clock, not mdelay(): a guest under emulation whose TSCs are unsynchronized
+ * can run a delay loop far short of its time.
+ */
 static void pn_test_spin_us(unsigned int us)
 {
-	mdelay(us / 1000);
-	udelay(us % 1000);
+	u64 end = ktime_get_mono_fast_ns() + (u64)us * NSEC_PER_USEC;
+
+	while (ktime_get_mono_fast_ns() < end)
+		cpu_relax();
 }
 
 static bool pn_test_unloading;

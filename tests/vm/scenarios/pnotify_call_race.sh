@@ -7,9 +7,12 @@
 # debug kernels KASAN reports a subscription freed under the work.  Each
 # round subscribes a sleeping process, queues a call to it and unsubscribes
 # it; most rounds must end the subscription first, so that the call never
-# runs.  Skipped without the test build's knobs.
+# runs.  The process and the shell are pinned to CPUs of their own: a work
+# spinning where the shell runs would hold the unsubscribe back.  Skipped
+# without the test build's knobs, or with one CPU.
 . /lib/pn/lib.sh
 
+[ "$(nproc)" -ge 2 ] || pn_skip "two CPUs needed: one spins in the call's work"
 pn_load pnotify
 pn_test_build test_delay_call_us || {
 	pn_unload pnotify
@@ -20,8 +23,9 @@ echo 100000 > /sys/module/pnotify/parameters/test_delay_end_us
 pn_load pnotify_testsub
 calls() { sed -n 's/^call: //p' /proc/pnotify_testsub; }
 
-sleep 600 &
+taskset -c 1 sleep 600 &
 target=$!
+taskset -p -c 0 $$ > /dev/null || pn_fail "cannot pin the shell to CPU 0"
 rounds=10
 i=0
 while [ "$i" -lt "$rounds" ]; do
