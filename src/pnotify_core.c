@@ -48,7 +48,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
-#include <linux/timekeeping.h>
+#include <linux/ktime.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -206,7 +206,9 @@ MODULE_PARM_DESC(test_delay_call_us,
 /*
  * Instructions, never a sleep: for the hooks' atomic context too.  By the
  * clock, not mdelay(): a guest under emulation whose TSCs are unsynchronized
- * can run a delay loop far short of its time.
+ * can run a delay loop far short of its time.  The clocksource must run
+ * with interrupts off (TSC, HPET, ACPI PM; not jiffies), as the fork hook's
+ * spin holds tasklist_lock with them off, where other CPUs may wait.
  */
 static void pn_test_spin_us(unsigned int us)
 {

@@ -3,12 +3,14 @@
 # the subscription's end, which holds none, must wait for that section
 # before it frees the subscription.  The test build spins there
 # (test_delay_call_us, 0.5 s) while an unsubscribe, slowed just enough to
-# come second (test_delay_end_us, 0.1 s), ends the subscription: on the
-# debug kernels KASAN reports a subscription freed under the work.  Each
+# come second (test_delay_end_us, 0.1 s), ends the subscription.  Each
 # round subscribes a sleeping process, queues a call to it and unsubscribes
-# it; most rounds must end the subscription first, so that the call never
-# runs.  The process and the shell are pinned to CPUs of their own: a work
-# spinning where the shell runs would hold the unsubscribe back.  Skipped
+# it: in most rounds the unsubscribe must have waited for the work's
+# section (it takes 0.3 s or more), and the call must not have run.  An end
+# that does not wait fails that on any kernel, and on the debug kernels
+# KASAN reports the subscription freed under the work.  The process and
+# the shell are pinned to CPUs of their own: a work spinning where the
+# shell runs would hold the unsubscribe back for another reason.  Skipped
 # without the test build's knobs, or with one CPU.
 . /lib/pn/lib.sh
 
@@ -22,23 +24,29 @@ echo 500000 > /sys/module/pnotify/parameters/test_delay_call_us
 echo 100000 > /sys/module/pnotify/parameters/test_delay_end_us
 pn_load pnotify_testsub
 calls() { sed -n 's/^call: //p' /proc/pnotify_testsub; }
+uptime_cs() { awk '{ printf "%d", $1 * 100 }' /proc/uptime; }
 
 taskset -c 1 sleep 600 &
 target=$!
 taskset -p -c 0 $$ > /dev/null || pn_fail "cannot pin the shell to CPU 0"
 rounds=10
+waited=0
 i=0
 while [ "$i" -lt "$rounds" ]; do
 	echo "subscribe $target" > /proc/pnotify_testsub ||
 		pn_fail "round $i: cannot subscribe pid $target"
 	echo "call $target" > /proc/pnotify_testsub ||
 		pn_fail "round $i: cannot queue a call to pid $target"
+	start=$(uptime_cs)
 	echo "unsubscribe $target" > /proc/pnotify_testsub ||
 		pn_fail "round $i: cannot unsubscribe pid $target"
+	[ $(($(uptime_cs) - start)) -lt 30 ] || waited=$((waited + 1))
 	i=$((i + 1))
 done
 ran=$(calls)
-pn_log "calls run: $ran of $rounds (the others' subscriptions ended first)"
+pn_log "unsubscribes that waited for the call's work: $waited of $rounds; calls run: $ran"
+[ "$waited" -ge $((rounds / 2)) ] ||
+	pn_fail "$waited of $rounds unsubscribes waited for the call's work: the end of a subscription must wait for a work that took its call off"
 [ "$ran" -le $((rounds / 2)) ] ||
 	pn_fail "$ran of $rounds calls ran: the unsubscribe did not race the call's work"
 kill "$target"
