@@ -2317,7 +2317,9 @@ static void pn_end_all(struct pnotify_events *events)
 
 	/* One walk reaches every list of both. */
 	BUILD_BUG_ON(PN_EXITING_BITS > PN_TABLE_BITS);
-	for (i = 0; i < 1U << PN_TABLE_BITS; i++) {
+	/* Most unregisters have none left: no need to walk on. */
+	for (i = 0; i < 1U << PN_TABLE_BITS && atomic_read(&events->nr_subs);
+	     i++) {
 		while (pn_end_one(events, &pn_table[i],
 				  i < ARRAY_SIZE(pn_exiting) ? &pn_exiting[i] :
 							       NULL))
