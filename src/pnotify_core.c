@@ -94,7 +94,7 @@ struct pn_task {
 	struct callback_head exec_work;
 	struct callback_head exit_work;
 	struct hlist_bl_node exit_node;	/* on pn_exiting while it is queued */
-	struct rcu_head rcu;
+	struct pn_task *next_dead;	/* once unreferenced: see pn_task_put() */
 	/*
 	 * Of an exit ended in the hook: what it could not free (it may not,
 	 * on PREEMPT_RT), for the grace period's end.
@@ -375,10 +375,21 @@ static void pn_entry_unbind(struct pn_task *e)
 static void pn_kit_recycle(struct pn_task *e);
 static void pn_blocks_free(struct pnotify_subscriber *b);
 
-static void pn_task_free_rcu(struct rcu_head *rcu)
-{
-	struct pn_task *e = container_of(rcu, struct pn_task, rcu);
+/*
+ * Entries no longer referenced wait for a grace period (RCU readers may
+ * still look at them) before they are made kits again.  One call_rcu()
+ * serves them all: those buried before it was made wait on
+ * pn_dead_waiting for its end, those buried since on pn_dead_next for the
+ * one it makes next; a call_rcu() each cost a fork and exit in a job about
+ * as much again as the rest of the entry's end.  Under pn_kits_lock.
+ */
+static struct pn_task *pn_dead_waiting, *pn_dead_next;
+static bool pn_grace_pending;
+static struct rcu_head pn_grace;
 
+/* What a grace period ago still referenced @e goes, and @e is recycled. */
+static void pn_task_free(struct pn_task *e)
+{
 	pn_entry_unbind(e);
 	pn_entry_free(e->dead_kits);
 	e->dead_kits = NULL;
@@ -387,11 +398,57 @@ static void pn_task_free_rcu(struct rcu_head *rcu)
 	pn_kit_recycle(e);
 }
 
+static void pn_grace_ended(struct rcu_head *rcu)
+{
+	struct pn_task *e, *next;
+	unsigned long flags;
+	bool again;
+
+	raw_spin_lock_irqsave(&pn_kits_lock, flags);
+	e = pn_dead_waiting;
+	pn_dead_waiting = pn_dead_next;
+	pn_dead_next = NULL;
+	again = pn_dead_waiting;
+	pn_grace_pending = again;
+	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+	/* Only what was buried before it is made waits on it. */
+	if (again)
+		call_rcu(&pn_grace, pn_grace_ended);
+	for (; e; e = next) {
+		next = e->next_dead;
+		pn_task_free(e);
+	}
+}
+
 /* Any context, the hooks included. */
 static void pn_task_put(struct pn_task *e)
 {
-	if (refcount_dec_and_test(&e->ref))
-		call_rcu(&e->rcu, pn_task_free_rcu);
+	unsigned long flags;
+	bool start;
+
+	if (!refcount_dec_and_test(&e->ref))
+		return;
+	raw_spin_lock_irqsave(&pn_kits_lock, flags);
+	start = !pn_grace_pending;
+	if (start) {
+		e->next_dead = NULL;
+		pn_dead_waiting = e;
+		pn_grace_pending = true;
+	} else {
+		e->next_dead = pn_dead_next;
+		pn_dead_next = e;
+	}
+	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+	if (start)
+		call_rcu(&pn_grace, pn_grace_ended);
+}
+
+/* At unload, once no entry can be put any more. */
+static void pn_dead_drain(void)
+{
+	do
+		rcu_barrier();
+	while (READ_ONCE(pn_grace_pending));
 }
 
 static bool pn_kit_fits(const struct pn_task *kit, unsigned int nr,
@@ -2556,7 +2613,7 @@ void pn_core_exit_module(void)
 	synchronize_rcu();
 	synchronize_rcu_tasks();
 	pn_test_unloadable();
-	rcu_barrier();
+	pn_dead_drain();
 	WARN_ON_ONCE(atomic_long_read(&pn_stats.tasks));
 	pn_kits_free();
 	kvfree(pn_table);
