@@ -129,17 +129,19 @@ def main():
         used += k
     for op in sorted({op for _, op in per}):
         cfgs = [c for c, o in per if o == op]
-        cfgs.sort(key=lambda c: (c != 'A', c))
-        if 'A' not in cfgs:
+        # Against A; a kill has no A, its baseline is the pids cgroup's.
+        base = 'A' if 'A' in cfgs else 'pids'
+        if base not in cfgs:
             continue
+        cfgs.sort(key=lambda c: (c != base, c))
 
         def rate(c, fn):
             return per[(c, op)].get(fn, 0) / ops[(c, op)]
         funcs = set().union(*(per[(c, op)] for c in cfgs))
-        spread = {fn: max(abs(rate(c, fn) - rate('A', fn)) for c in cfgs)
+        spread = {fn: max(abs(rate(c, fn) - rate(base, fn)) for c in cfgs)
                   for fn in funcs}
         print(f'## {op}: kernel instructions per operation by function, '
-              f'the {top} that differ most from A\n')
+              f'the {top} that differ most from {base}\n')
         print('| function | ' + ' | '.join(cfgs) + ' |')
         print('| --- |' + ' ---: |' * len(cfgs))
         # '[module area]' sums rows counted already.
@@ -148,11 +150,11 @@ def main():
         print('| (all kernel) | ' + ' | '.join(f'{t:,.0f}' for t in totals)
               + ' |')
         for fn in sorted(funcs, key=lambda f: -spread[f])[:top]:
-            cells = [f'{rate("A", fn):,.0f}'] + \
-                    [f'{rate(c, fn) - rate("A", fn):+,.0f}' for c in cfgs[1:]]
+            cells = [f'{rate(base, fn):,.0f}'] + \
+                [f'{rate(c, fn) - rate(base, fn):+,.0f}' for c in cfgs[1:]]
             print(f'| {fn} | ' + ' | '.join(cells) + ' |')
-        print('\n(A in instructions per operation; the others as the '
-              'difference from A)\n')
+        print(f'\n({base} in instructions per operation; the others as the '
+              f'difference from {base})\n')
 
 
 if __name__ == '__main__':
