@@ -1739,6 +1739,20 @@ EXPORT_SYMBOL_NS_GPL(pn_core_dispatch_exec, PNOTIFY_INTERNAL);
 
 /* ---- exit --------------------------------------------------------------- */
 
+/*
+ * Unlinks every subscription of @e (locked) onto @ended, whence the caller
+ * takes each off and drops its link's reference once unlocked.
+ */
+static void pn_task_unlink_all(struct pn_task *e, struct list_head *ended)
+{
+	struct pnotify_subscriber *sub;
+
+	list_for_each_entry(sub, &e->subs, task_link)
+		sub->linked = false;
+	e->nr_subs = 0;
+	list_splice_init(&e->subs, ended);
+}
+
 /* Ends every subscription of @e and takes it out of the table. */
 static void pn_task_end(struct pn_task *e)
 {
@@ -1748,10 +1762,7 @@ static void pn_task_end(struct pn_task *e)
 	bool unhashed = false;
 
 	pn_entry_lock(e);
-	list_for_each_entry_safe(sub, next, &e->subs, task_link) {
-		pn_sub_unlink(e, sub);
-		list_add_tail(&sub->task_link, &ended);
-	}
+	pn_task_unlink_all(e, &ended);
 	if (!test_bit(PN_DEAD, &e->flags)) {
 		kit = pn_task_unhash(e);
 		unhashed = true;
@@ -1860,10 +1871,7 @@ static bool pn_task_leave(struct pn_task *e)
 	bool exit_due = false;
 	LIST_HEAD(ended);
 
-	list_for_each_entry_safe(sub, next, &e->subs, task_link) {
-		pn_sub_unlink(e, sub);
-		list_add_tail(&sub->task_link, &ended);
-	}
+	pn_task_unlink_all(e, &ended);
 	kit = pn_task_unhash(e);
 	pn_entry_unlock(e);
 	list_for_each_entry_safe(sub, next, &ended, task_link) {
