@@ -347,7 +347,8 @@ static int job_inherit(struct task_struct *child,
 	} else {
 		job_member_add_locked(job, m, child,
 				      thread ? parent->process : NULL);
-		if (!thread)
+		/* Most forks meet no kill under way. */
+		if (!thread && !list_empty(&job->kills))
 			missed = job_missed_signals(job, child);
 	}
 	raw_spin_unlock(&job->lock);
