@@ -86,6 +86,7 @@ struct pn_task {
 	unsigned long irqflags;		/* of the lock's holder */
 	struct list_head subs;
 	unsigned int nr_subs;
+	size_t subs_room;		/* the largest data_size of subs */
 	struct list_head forks;		/* subscriptions awaiting fork() */
 	unsigned long flags;
 	struct pn_task *kit;		/* the next child's entry; cached: next */
@@ -480,12 +481,8 @@ static bool pn_kit_fits(const struct pn_task *kit, unsigned int nr,
 /* How many blocks, how large, @e's next child may need; e->lock held. */
 static void pn_task_needs(struct pn_task *e, unsigned int *nr, size_t *room)
 {
-	struct pnotify_subscriber *sub;
-
 	*nr = e->nr_subs;
-	*room = 0;
-	list_for_each_entry(sub, &e->subs, task_link)
-		*room = max(*room, sub->events->data_size);
+	*room = e->subs_room;
 }
 
 /*
@@ -1224,14 +1221,20 @@ static void pn_sub_add(struct pn_task *e, struct pnotify_subscriber *sub)
 	sub->linked = true;
 	list_add_tail(&sub->task_link, &e->subs);
 	e->nr_subs++;
+	e->subs_room = max(e->subs_room, sub->events->data_size);
 }
 
 /* Unlinks @sub from @e (locked); the caller then drops the link's ref. */
 static void pn_sub_unlink(struct pn_task *e, struct pnotify_subscriber *sub)
 {
+	struct pnotify_subscriber *other;
+
 	sub->linked = false;
 	list_del_init(&sub->task_link);
 	e->nr_subs--;
+	e->subs_room = 0;
+	list_for_each_entry(other, &e->subs, task_link)
+		e->subs_room = max(e->subs_room, other->events->data_size);
 }
 
 /*
@@ -1781,6 +1784,7 @@ static void pn_task_unlink_all(struct pn_task *e, struct list_head *ended)
 	list_for_each_entry(sub, &e->subs, task_link)
 		sub->linked = false;
 	e->nr_subs = 0;
+	e->subs_room = 0;
 	list_splice_init(&e->subs, ended);
 }
 
