@@ -779,26 +779,15 @@ static void pn_entry_unlock(struct pn_task *e)
 	raw_spin_unlock_irqrestore(&e->lock, flags);
 }
 
-/*
- * @task's entry, locked (maybe dead), or NULL; in a hook, whose disabled
- * preemption holds off RCU's grace periods as rcu_read_lock() would.
- */
-static struct pn_task *pn_task_lock_hooked(struct task_struct *task)
-{
-	struct pn_task *e = pn_task_lookup(task);
-
-	if (e)
-		pn_entry_lock(e);
-	return e;
-}
-
-/* The same in any context. */
+/* @task's entry, locked (maybe dead), or NULL.  Any context. */
 static struct pn_task *pn_task_lock(struct task_struct *task)
 {
 	struct pn_task *e;
 
 	rcu_read_lock();
-	e = pn_task_lock_hooked(task);
+	e = pn_task_lookup(task);
+	if (e)
+		pn_entry_lock(e);
 	rcu_read_unlock();
 	return e;
 }
@@ -995,7 +984,7 @@ static bool pn_task_wants_exec(struct pn_task *e)
  */
 static struct pn_task *pn_task_claim_exec(struct task_struct *task)
 {
-	struct pn_task *e = pn_task_lock_hooked(task);
+	struct pn_task *e = pn_task_lock(task);
 	bool claimed;
 
 	if (likely(!e))
@@ -1512,7 +1501,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	bool failed = false, prep_child, prep_parent;
 	struct pn_task *pe, *ce, *kit;
 
-	pe = pn_task_lock_hooked(parent);
+	pe = pn_task_lock(parent);
 	if (likely(!pe))
 		return;
 	if (test_bit(PN_DEAD, &pe->flags) || !pe->nr_subs ||
@@ -1941,7 +1930,7 @@ void pn_core_exit(struct task_struct *task)
 
 	/* Pairs with pn_sub_link(): PF_EXITING is set, now look. */
 	smp_mb();
-	e = pn_task_lock_hooked(task);
+	e = pn_task_lock(task);
 	if (likely(!e))
 		return;
 	if (test_bit(PN_DEAD, &e->flags) ||
