@@ -380,16 +380,14 @@ static void pn_blocks_free(struct pnotify_subscriber *b);
  * Entries no longer referenced wait for a grace period (RCU readers may
  * still look at them) before they are made kits again.  One call_rcu()
  * serves them all: those buried before it was made wait for its end on
- * pn_dead_waiting, which only its callback touches while it is pending,
- * those buried since on pn_dead_next (its last: pn_dead_last) for the one
- * the callback makes next.  (A call_rcu() each cost a fork and exit in a
- * job about as much again as the rest of the entry's end.)  A callback
- * recycles PN_DEAD_BATCH entries at most, for its own latency: the rest,
- * past their grace period, wait for the next behind those buried
- * meanwhile.  Under pn_kits_lock.
+ * pn_dead_waiting, those buried since on pn_dead_next for the one its
+ * callback makes next.  (A call_rcu() each cost a fork and exit in a job
+ * about as much again as the rest of the entry's end.)  A callback
+ * recycles all it waited for, as rcu_do_batch() ran all their callbacks
+ * once there were many: capped, it would fall behind the exits of a large
+ * machine.  Under pn_kits_lock.
  */
-#define PN_DEAD_BATCH 256
-static struct pn_task *pn_dead_waiting, *pn_dead_next, *pn_dead_last;
+static struct pn_task *pn_dead_waiting, *pn_dead_next;
 static bool pn_grace_pending;
 static struct rcu_head pn_grace;
 
@@ -406,32 +404,23 @@ static void pn_task_free(struct pn_task *e)
 
 static void pn_grace_ended(struct rcu_head *rcu)
 {
-	struct pn_task *batch = pn_dead_waiting, *last = batch, *rest, *e;
+	struct pn_task *e, *next;
 	unsigned long flags;
-	unsigned int n;
 	bool again;
 
-	/* Never empty: a call is made for some entry. */
-	for (n = 1; n < PN_DEAD_BATCH && last->next_dead; n++)
-		last = last->next_dead;
-	rest = last->next_dead;
-	last->next_dead = NULL;
 	raw_spin_lock_irqsave(&pn_kits_lock, flags);
-	if (pn_dead_next) {
-		pn_dead_last->next_dead = rest;
-		rest = pn_dead_next;
-		pn_dead_next = NULL;
-	}
-	pn_dead_waiting = rest;
-	again = rest;
+	e = pn_dead_waiting;
+	pn_dead_waiting = pn_dead_next;
+	pn_dead_next = NULL;
+	again = pn_dead_waiting;
 	pn_grace_pending = again;
 	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
 	/* Only what was buried before it is made waits on it. */
 	if (again)
 		call_rcu(&pn_grace, pn_grace_ended);
-	for (; batch; batch = e) {
-		e = batch->next_dead;
-		pn_task_free(batch);
+	for (; e; e = next) {
+		next = e->next_dead;
+		pn_task_free(e);
 	}
 }
 
@@ -451,8 +440,6 @@ static void pn_task_put(struct pn_task *e)
 		pn_grace_pending = true;
 	} else {
 		e->next_dead = pn_dead_next;
-		if (!pn_dead_next)
-			pn_dead_last = e;
 		pn_dead_next = e;
 	}
 	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
