@@ -81,6 +81,7 @@ enum pn_task_flag {
  */
 struct pn_task {
 	struct hlist_bl_node node;
+	/* Referenced; NULL once its exit has ended it (pn_task_let_go()). */
 	struct task_struct *task;
 	raw_spinlock_t lock;		/* taken with interrupts off */
 	unsigned long irqflags;		/* of the lock's holder */
@@ -357,7 +358,7 @@ static struct pn_task *pn_entry_alloc(unsigned int nr, size_t room, gfp_t gfp)
 	return e;
 }
 
-/* Any context.  The task reference goes in an RCU callback. */
+/* Any context.  The reference goes at the exit, else in an RCU callback. */
 static void pn_entry_bind(struct pn_task *e, struct task_struct *task)
 {
 	get_task_struct(task);
@@ -369,7 +370,8 @@ static void pn_entry_bind(struct pn_task *e, struct task_struct *task)
 static void pn_entry_unbind(struct pn_task *e)
 {
 	put_task_struct(e->task);
-	e->task = NULL;
+	/* RCU readers of the table compare it: see pn_task_lookup(). */
+	WRITE_ONCE(e->task, NULL);
 	atomic_long_dec(&pn_stats.tasks);
 }
 
@@ -394,7 +396,8 @@ static struct rcu_head pn_grace;
 /* What a grace period ago still referenced @e goes, and @e is recycled. */
 static void pn_task_free(struct pn_task *e)
 {
-	pn_entry_unbind(e);
+	if (e->task)
+		pn_entry_unbind(e);
 	pn_entry_free(e->dead_kits);
 	e->dead_kits = NULL;
 	pn_blocks_free(e->dead_blocks);
@@ -445,6 +448,19 @@ static void pn_task_put(struct pn_task *e)
 	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
 	if (start)
 		call_rcu(&pn_grace, pn_grace_ended);
+}
+
+/*
+ * Once its exit has ended @e, out of the table and of pn_exiting, in the
+ * exit hook or work: its task is current, so this put is not the last.
+ * Its task_struct would otherwise wait for @e's grace period, which may
+ * be the next one's too: each one kept is one more to allocate, zeroed.
+ * Nothing reads e->task past its end but lookups, which compare it.
+ */
+static void pn_task_let_go(struct pn_task *e)
+{
+	pn_entry_unbind(e);
+	pn_task_put(e);
 }
 
 /*
@@ -733,7 +749,7 @@ static struct pn_task *pn_task_lookup(struct task_struct *task)
 	struct pn_task *e;
 
 	hlist_bl_for_each_entry_rcu(e, pos, pn_bucket(task), node)
-		if (e->task == task)
+		if (READ_ONCE(e->task) == task)
 			return e;
 	return NULL;
 }
@@ -1817,7 +1833,7 @@ static void pn_exit_work(struct callback_head *work)
 	pn_task_end(e);
 	pn_kits_top_up();
 	pn_exiting_del(e);
-	pn_task_put(e);
+	pn_task_let_go(e);
 	pn_work_done();
 }
 
@@ -1907,7 +1923,7 @@ static bool pn_task_leave(struct pn_task *e)
 	if (exit_due)
 		return true;
 	atomic_long_inc(&pn_stats.exits_in_hook);
-	pn_task_put(e);
+	pn_task_let_go(e);
 	return false;
 }
 
