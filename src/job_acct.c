@@ -82,18 +82,14 @@ static int job_read_acct(struct job *job, struct job_acct *acct)
 {
 	struct task_struct **tasks;
 	struct job_sums sums;
-	struct job_member *m;
-	unsigned int n = 0, cap;
+	unsigned int n, cap;
 
 	tasks = job_lock_with_room(job, &job->nr_tasks, UINT_MAX,
 				   sizeof(*tasks), &cap);
 	if (!tasks)
 		return -ENOMEM;
 	sums = job->spent;
-	list_for_each_entry(m, &job->members, link) {
-		get_task_struct(m->task);
-		tasks[n++] = m->task;
-	}
+	n = job_hold_members(job, tasks);
 	memset(acct, 0, sizeof(*acct));
 	acct->exit_status = job->last_status;
 	acct->ended = job->ended;

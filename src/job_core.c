@@ -203,7 +203,6 @@ static void job_member_add_locked(struct job *job, struct job_member *m,
 	m->job = job;
 	m->process = process;
 	m->task = task;
-	list_add_tail(&m->link, &job->members);
 	job->nr_tasks++;
 	job->spent.nr_tasks++;
 }
@@ -269,7 +268,6 @@ static bool job_member_remove(struct job_member *m,
 
 	raw_spin_lock_irqsave(&job->lock, flags);
 	job_sums_fold(&job->spent, used);
-	list_del(&m->link);
 	job->nr_tasks--;
 	*tgid = job_process_leave_locked(job, m);
 	job->last_status = status;
@@ -311,7 +309,6 @@ static void job_member_unwind(struct job_member *m, bool new_process)
 	struct pid *tgid;
 
 	raw_spin_lock_irq(&job->lock);
-	list_del(&m->link);
 	job->nr_tasks--;
 	job->spent.nr_tasks--;
 	if (new_process && list_is_singular(&m->process->members))
@@ -501,6 +498,22 @@ static int job_process_threads(struct task_struct *leader,
 	}
 	rcu_read_unlock();
 	*out = tasks;
+	return n;
+}
+
+/* References each member task of @job into @tasks; returns how many. */
+unsigned int job_hold_members(struct job *job, struct task_struct **tasks)
+{
+	struct job_process *p;
+	struct job_member *m;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&job->lock);
+	list_for_each_entry(p, &job->processes, link)
+		list_for_each_entry(m, &p->members, process_link) {
+			get_task_struct(m->task);
+			tasks[n++] = m->task;
+		}
 	return n;
 }
 

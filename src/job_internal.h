@@ -48,7 +48,6 @@ struct job {
 	refcount_t ref;
 
 	raw_spinlock_t lock;
-	struct list_head members;
 	struct list_head processes;
 	unsigned int nr_tasks;
 	unsigned int nr_processes;
@@ -75,7 +74,6 @@ struct job_process {
 	struct signal_struct *signal;	/* identifies the group while it runs */
 	struct list_head members;
 };
-
 /*
  * A member task: the data pnotify keeps with its subscription, prepared
  * before the fork that makes it.  The first member of a process holds the
@@ -86,7 +84,6 @@ struct job_member {
 	struct job *job;
 	struct job_process *process;
 	struct task_struct *task;
-	struct list_head link;
 	struct list_head process_link;
 	struct job_process own_process;
 	/* Set by job_leave() for the exit() it asks for. */
@@ -114,6 +111,7 @@ int job_attach_process(struct job *job, struct task_struct *leader);
 int job_detach_process(struct task_struct *leader);
 struct job *job_of_process(struct task_struct *leader);
 struct task_struct *job_find_process(pid_t pid);
+unsigned int job_hold_members(struct job *job, struct task_struct **tasks);
 void job_put_tasks(struct task_struct **tasks, int n);
 
 /* job_signal.c */

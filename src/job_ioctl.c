@@ -57,7 +57,6 @@ static long job_ioc_create(void *arg)
 		return -ENOMEM;
 	refcount_set(&job->ref, 1);
 	raw_spin_lock_init(&job->lock);
-	INIT_LIST_HEAD(&job->members);
 	INIT_LIST_HEAD(&job->processes);
 	INIT_LIST_HEAD(&job->kills);
 	mutex_init(&job->kill_lock);
@@ -226,8 +225,7 @@ static long job_ioc_detachjid(void *arg)
 {
 	struct job_detachjid *req = arg;
 	struct task_struct **tasks;
-	unsigned int n = 0, cap, i;
-	struct job_member *m;
+	unsigned int n, cap, i;
 	struct job *job;
 	int processes;
 
@@ -249,10 +247,7 @@ static long job_ioc_detachjid(void *arg)
 	job->detaching = true;
 	/* Those that exit meanwhile leave by themselves. */
 	processes = job->nr_processes;
-	list_for_each_entry(m, &job->members, link) {
-		get_task_struct(m->task);
-		tasks[n++] = m->task;
-	}
+	n = job_hold_members(job, tasks);
 	raw_spin_unlock_irq(&job->lock);
 	for (i = 0; i < n; i++)
 		pnotify_unsubscribe(tasks[i], &job_events);

@@ -3485,6 +3485,48 @@ static void *pause_forever(void *arg)
 	return NULL;
 }
 
+#define DETACH_THREADS		3
+
+/*
+ * detachjid takes out every task of every process, not one per process:
+ * with a process of DETACH_THREADS + 1 tasks in the job besides its
+ * leader, a thread left in would keep the job alive.
+ */
+static void test_detach_jid_threads(void)
+{
+	struct job_leader job;
+	pid_t pid = fork_flushed();
+	int n;
+
+	if (pid == 0) {
+		pthread_t thread;
+
+		die_with_parent();
+		for (int i = 0; i < DETACH_THREADS; i++)
+			if (pthread_create(&thread, NULL, pause_forever, NULL))
+				_exit(2);
+		pause_forever(NULL);
+	}
+	for (int i = 0; i < 500 && thread_count(pid) < DETACH_THREADS + 1; i++)
+		sleep_ms(10);
+	if (!expect(thread_count(pid) == DETACH_THREADS + 1,
+		    "the threaded process has %d threads", thread_count(pid)) ||
+	    !start_job_ok(&job, NULL, NULL))
+		goto out;
+	expect(job_attachpid(pid, job.jid) == job.jid, "job_attachpid(): %m");
+	expect(job_tasks(job.jid) == DETACH_THREADS + 2, "%d tasks in the job",
+	       job_tasks(job.jid));
+	n = job_detachjid(job.jid);
+	expect(n == 2, "job_detachjid() = %d (%m), expected 2", n);
+	expect_error(job_getpidcnt(job.jid), ENODATA);
+	expect_error(job_getjid(pid), ENODATA);
+	expect(process_alive(pid), "the detached process died");
+	end_job(&job);
+out:
+	kill_ours(pid, SIGKILL);
+	wait_for(pid);
+}
+
 /* The caller gets an io_uring worker and IO_URING_THREADS more threads. */
 static bool start_io_uring_threads(void)
 {
@@ -4222,6 +4264,7 @@ static const struct job_test tests[] = {
 	{ "jid list", .run = test_jid_list },
 	{ "detach by pid", .run = test_detach_pid },
 	{ "detach by jid", .run = test_detach_jid },
+	{ "detach by jid, every thread", .run = test_detach_jid_threads },
 	{ "attach, detach, reattach", .run = test_attach_detach_reattach },
 	{ "child creates a job with a requested jid", .run = test_child_creates_job },
 	{ "jkill -0", .run = test_jkill },
