@@ -455,7 +455,8 @@ static void pn_task_put(struct pn_task *e)
  * exit hook or work: its task is current, so this put is not the last.
  * Its task_struct would otherwise wait for @e's grace period, which may
  * be the next one's too: each one kept is one more to allocate, zeroed.
- * Nothing reads e->task past its end but lookups, which compare it.
+ * Past its end, lookups compare e->task, and what may run there takes the
+ * task from its caller (pn_task_queue_prep(), pn_dispatch_exec()).
  */
 static void pn_task_let_go(struct pn_task *e)
 {
@@ -1016,10 +1017,13 @@ static bool pn_task_claim_prep(struct pn_task *e)
 	return true;
 }
 
-/* Queues the prep work claimed on @e, on its task; false if it exits. */
-static bool pn_task_queue_prep(struct pn_task *e)
+/*
+ * Queues the prep work claimed on @e, on @task, its task; false if it
+ * exits.  Not e->task: once unlocked, @task may have let go of @e.
+ */
+static bool pn_task_queue_prep(struct pn_task *e, struct task_struct *task)
 {
-	if (pn_queue_work(e->task, &e->prep_work, pn_prep_work,
+	if (pn_queue_work(task, &e->prep_work, pn_prep_work,
 			  PN_TWA_RESUME)) {
 		clear_bit(PN_PREP_QUEUED, &e->flags);
 		pn_task_put(e);
@@ -1029,9 +1033,10 @@ static bool pn_task_queue_prep(struct pn_task *e)
 }
 
 /* A task that is forking, or not yet run, has task works enabled. */
-static void pn_task_queue_fork_prep(struct pn_task *e)
+static void pn_task_queue_fork_prep(struct pn_task *e,
+				    struct task_struct *task)
 {
-	WARN_ON_ONCE(!pn_task_queue_prep(e));
+	WARN_ON_ONCE(!pn_task_queue_prep(e, task));
 }
 
 /* ---- subscriptions ------------------------------------------------------ */
@@ -1340,7 +1345,7 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub,
 		refill = pn_task_claim_prep(e);
 	pn_entry_unlock(e);
 	if (refill)
-		pn_task_queue_prep(e);
+		pn_task_queue_prep(e, task);
 	if (unhashed)
 		pn_task_retire(e, old);
 	if (e != new)
@@ -1520,7 +1525,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 		pn_entry_unlock(pe);
 		pn_fork_doom(child);
 		if (prep_parent)
-			pn_task_queue_fork_prep(pe);
+			pn_task_queue_fork_prep(pe, current);
 		return;
 	}
 	pn_entry_bind(kit, child);
@@ -1545,9 +1550,9 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	pn_entry_unlock(ce);
 	pn_entry_unlock(pe);
 	if (prep_child)
-		pn_task_queue_fork_prep(ce);
+		pn_task_queue_fork_prep(ce, child);
 	if (prep_parent)
-		pn_task_queue_fork_prep(pe);
+		pn_task_queue_fork_prep(pe, current);
 	if (failed)
 		pn_fork_doom(child);
 	pn_test_spin(fork);
@@ -1689,8 +1694,12 @@ static struct pnotify_subscriber **pn_task_snapshot(struct pn_task *e,
 	return subs;
 }
 
-/* Runs the exec callbacks of @e's subscriptions under the guard. */
-static void pn_dispatch_exec(struct pn_task *e)
+/*
+ * Runs the exec callbacks of @e's subscriptions, those of @task, under the
+ * guard.  @task from the caller: an entry found live may since have been
+ * let go of (pn_task_let_go()).
+ */
+static void pn_dispatch_exec(struct pn_task *e, struct task_struct *task)
 {
 	struct pnotify_subscriber **subs;
 	unsigned int nr = 0, i;
@@ -1702,7 +1711,7 @@ static void pn_dispatch_exec(struct pn_task *e)
 		struct pnotify_events *events = subs[i]->events;
 
 		if (events->exec && !READ_ONCE(events->dying)) {
-			events->exec(e->task, subs[i]);
+			events->exec(task, subs[i]);
 			atomic_long_inc(&events->nr_exec);
 		}
 		pn_sub_put(subs[i]);
@@ -1718,7 +1727,7 @@ static void pn_exec_work(struct callback_head *work)
 	clear_bit(PN_EXEC_QUEUED, &e->flags);
 	/* Out of the table by the exit hook: its subscriptions have left. */
 	if (!test_bit(PN_DEAD, &e->flags))
-		pn_dispatch_exec(e);
+		pn_dispatch_exec(e, current);
 	pn_task_put(e);
 	pn_work_done();
 }
@@ -1757,7 +1766,7 @@ int pn_core_dispatch_exec(struct task_struct *task)
 	pn_entry_unlock(e);
 	if (!live)
 		return -ENOENT;
-	pn_dispatch_exec(e);
+	pn_dispatch_exec(e, task);
 	pn_task_put(e);
 	return 0;
 }
