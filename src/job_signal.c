@@ -149,17 +149,17 @@ static void job_delay_for_forks(struct pid *tgid, int sig)
 	struct task_struct *task;
 	unsigned long flags;
 
-	rcu_read_lock();
-	task = pid_task(tgid, PIDTYPE_TGID);
 	/*
 	 * A fork in flight in a process that SIGKILL kills fails, as
 	 * copy_process() checks for a fatal signal under the siglock the send
 	 * took, or was past that check and has joined the job: its child is
-	 * listed or missed.  (A namespace's init may survive it.)
+	 * listed or missed.  Only a namespace's init (SIGNAL_UNKILLABLE, which
+	 * copy_process() gives a child reaper) may survive it.
 	 */
-	if (task && sig == SIGKILL &&
-	    !(READ_ONCE(task->signal->flags) & SIGNAL_UNKILLABLE))
-		task = NULL;
+	if (sig == SIGKILL && !is_child_reaper(tgid))
+		return;
+	rcu_read_lock();
+	task = pid_task(tgid, PIDTYPE_TGID);
 	sighand = task ? rcu_dereference(task->sighand) : NULL;
 	if (sighand) {
 		/*
