@@ -691,6 +691,24 @@ int job_detach_process(struct task_struct *leader)
 }
 
 /*
+ * Detaches @task from @job if it is still in it.  A task that moved to
+ * another job stays on @job's lists until the last holder of its old
+ * membership (a job_of_task() elsewhere) puts it, and an unsubscribe
+ * would take it out of the job it is in now.  Under job_move_lock, so
+ * that it cannot move in between.
+ */
+void job_detach_task(struct job *job, struct task_struct *task)
+{
+	struct job *in = job_of_task(task);
+
+	lockdep_assert_held(&job_move_lock);
+	if (in == job)
+		pnotify_unsubscribe(task, &job_events);
+	if (in)
+		job_put(in);
+}
+
+/*
  * The job the process of @leader is in, referenced, or NULL: the leader's,
  * or, once the leader has exited before its threads, that of any of them.
  */

@@ -109,6 +109,7 @@ void *job_lock_with_room(struct job *job, const unsigned int *count,
 void job_end(struct job *job);
 int job_attach_process(struct job *job, struct task_struct *leader);
 int job_detach_process(struct task_struct *leader);
+void job_detach_task(struct job *job, struct task_struct *task);
 struct job *job_of_process(struct task_struct *leader);
 struct task_struct *job_find_process(pid_t pid);
 unsigned int job_hold_members(struct job *job, struct task_struct **tasks);

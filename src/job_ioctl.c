@@ -250,7 +250,7 @@ static long job_ioc_detachjid(void *arg)
 	n = job_hold_members(job, tasks);
 	raw_spin_unlock_irq(&job->lock);
 	for (i = 0; i < n; i++)
-		pnotify_unsubscribe(tasks[i], &job_events);
+		job_detach_task(job, tasks[i]);
 	mutex_unlock(&job_move_lock);
 	job_put_tasks(tasks, n);
 	job_put(job);
