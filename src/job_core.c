@@ -26,6 +26,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pid.h>
@@ -398,6 +399,25 @@ struct pnotify_events job_events = {
 	.exit = job_exit,
 };
 
+#ifdef PNOTIFY_TEST_DELAYS
+static char test_hold_lookup_comm[TASK_COMM_LEN];
+module_param_string(test_hold_lookup_comm, test_hold_lookup_comm,
+		    sizeof(test_hold_lookup_comm), 0644);
+MODULE_PARM_DESC(test_hold_lookup_comm,
+		 "test only: a task of this name (in no job: its lookups sleep) holds the membership it looks up of another task for 2 s");
+
+static void job_test_hold_lookup(struct task_struct *task)
+{
+	if (task != current && test_hold_lookup_comm[0] &&
+	    !strncmp(current->comm, test_hold_lookup_comm, TASK_COMM_LEN))
+		msleep(2000);
+}
+#else
+static void job_test_hold_lookup(struct task_struct *task)
+{
+}
+#endif
+
 /* The job @task is in, referenced, or NULL. */
 static struct job *job_of_task(struct task_struct *task)
 {
@@ -408,6 +428,7 @@ static struct job *job_of_task(struct task_struct *task)
 	if (sub) {
 		job = ((struct job_member *)sub->data)->job;
 		refcount_inc(&job->ref);
+		job_test_hold_lookup(task);
 		pnotify_put_subscriber(sub);
 	}
 	return job;

@@ -4244,6 +4244,62 @@ static void test_kill_held_fork(void)
 	sched_setaffinity(0, sizeof(cpus), &cpus);
 }
 
+/* The test build's knob: a lookup by a task of this name holds 2 s. */
+#define HOLD_LOOKUP_KNOB	"/sys/module/job/parameters/test_hold_lookup_comm"
+#define HOLD_LOOKUP_COMM	"jt-hold-lookup"
+
+/*
+ * A task moved out of job A stays on A's lists while someone still holds
+ * its old membership (here a GETJID the test build holds 2 s): a
+ * detachjid of A in that window must leave it in the job it moved to.
+ */
+static void test_detachjid_after_move(void)
+{
+	struct job_leader a, b;
+	pid_t sleeper, holder;
+
+	if (access(HOLD_LOOKUP_KNOB, W_OK) != 0) {
+		note("skipped: needs the test build (%s)", HOLD_LOOKUP_KNOB);
+		return;
+	}
+	sleeper = spawn_sleeper();
+	if (!start_job_ok(&a, NULL, NULL))
+		goto out;
+	if (!start_job_ok(&b, NULL, NULL))
+		goto end_a;
+	if (!expect(job_attachpid(sleeper, a.jid) == a.jid, "attach: %m") ||
+	    !expect(write_small_file(HOLD_LOOKUP_KNOB, HOLD_LOOKUP_COMM),
+		    "%s: %m", HOLD_LOOKUP_KNOB))
+		goto end_b;
+	holder = fork_flushed();
+	if (holder == 0) {
+		prctl(PR_SET_NAME, HOLD_LOOKUP_COMM);
+		_exit(job_getjid(sleeper) == a.jid ? 0 : 1);
+	}
+	/* Uninterruptible: it holds the sleeper's membership of A. */
+	for (int i = 0; i < 150 && process_state_when(holder, false) != 'D'; i++)
+		sleep_ms(10);
+	expect(process_state_when(holder, false) == 'D',
+	       "the lookup was never seen held");
+	expect(job_detachpid(sleeper) == a.jid, "detachpid: %m");
+	expect(job_attachpid(sleeper, b.jid) == b.jid, "attach to B: %m");
+	expect(job_detachjid(a.jid) >= 1, "detachjid: %m");
+	expect(process_state_when(holder, false) == 'D',
+	       "the hold ended before the detachjid: nothing was tested");
+	expect(job_getjid(sleeper) == b.jid,
+	       "the detachjid of A took the sleeper out of B: in %#llx",
+	       JID(job_getjid(sleeper)));
+	expect(exited_with(wait_for(holder), 0), "the held GETJID failed");
+	write_small_file(HOLD_LOOKUP_KNOB, "\n");
+end_b:
+	end_job(&b);
+end_a:
+	end_job(&a);
+out:
+	kill_ours(sleeper, SIGKILL);
+	wait_for(sleeper);
+}
+
 struct job_test {
 	const char *name;
 	void (*run)(void);
@@ -4323,6 +4379,8 @@ static const struct job_test tests[] = {
 	  .slow_rounds = -1 },
 	{ "killjid waits for a child held in its fork (test build)",
 	  .run = test_kill_held_fork },
+	{ "detachjid leaves a task that moved on in its new job (test build)",
+	  .run = test_detachjid_after_move },
 	{ "the owner's 100 kills in a row during slow forks",
 	  .run = test_owner_kills_during_slow_forks, .rounds = 2, .slow_rounds = -1 },
 	{ "threads created during attach and detach", .run = test_threads_during_moves,
