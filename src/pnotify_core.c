@@ -1525,7 +1525,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 		pn_entry_unlock(pe);
 		pn_fork_doom(child);
 		if (prep_parent)
-			pn_task_queue_fork_prep(pe, current);
+			pn_task_queue_fork_prep(pe, parent);
 		return;
 	}
 	pn_entry_bind(kit, child);
@@ -1552,7 +1552,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	if (prep_child)
 		pn_task_queue_fork_prep(ce, child);
 	if (prep_parent)
-		pn_task_queue_fork_prep(pe, current);
+		pn_task_queue_fork_prep(pe, parent);
 	if (failed)
 		pn_fork_doom(child);
 	pn_test_spin(fork);
