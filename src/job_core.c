@@ -413,7 +413,7 @@ static void job_test_hold_lookup(struct task_struct *task)
 		msleep(2000);
 }
 #else
-static void job_test_hold_lookup(struct task_struct *task)
+static inline void job_test_hold_lookup(struct task_struct *task)
 {
 }
 #endif

@@ -74,6 +74,7 @@ struct job_process {
 	struct signal_struct *signal;	/* identifies the group while it runs */
 	struct list_head members;
 };
+
 /*
  * A member task: the data pnotify keeps with its subscription, prepared
  * before the fork that makes it.  The first member of a process holds the
