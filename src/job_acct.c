@@ -6,6 +6,7 @@
  * (CSA) and JOB_GETACCT.
  */
 #include <linux/cred.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/cputime.h>
@@ -13,6 +14,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/vtime.h>
 #include <uapi/job.h>
 #include "job_internal.h"
 
@@ -35,18 +37,19 @@ static void job_sums_add_rss(struct job_sums *sums, unsigned long pages)
 				(u64)pages << (PAGE_SHIFT - 10));
 }
 
-/*
- * Adds what @task has used to @sums, but for the RSS of an mm it still
- * has: all of it for a task past exit_mm().  Any context: it takes only
- * raw locks.
- */
-void job_sums_add_exited(struct job_sums *sums, struct task_struct *task)
+/* Adds CPU time: @utime and @stime sampled, @runtime precise. */
+static void job_sums_add_cputime(struct job_sums *sums, u64 utime, u64 stime,
+				 u64 runtime)
 {
-	u64 utime, stime;
+	sums->user_ticks_ns += utime;
+	sums->sys_ticks_ns += stime;
+	sums->runtime_ns += runtime;
+}
 
-	task_cputime_adjusted(task, &utime, &stime);
-	sums->utime_ns += utime;
-	sums->stime_ns += stime;
+/* Adds what @task has used but its CPU time and the RSS of a live mm. */
+static void job_sums_add_io_rss(struct job_sums *sums,
+				struct task_struct *task)
+{
 #ifdef CONFIG_TASK_XACCT
 	sums->read_bytes += task->ioac.rchar;
 	sums->write_bytes += task->ioac.wchar;
@@ -56,22 +59,68 @@ void job_sums_add_exited(struct job_sums *sums, struct task_struct *task)
 		job_sums_add_rss(sums, task->signal->maxrss);
 }
 
+/*
+ * Adds what the exiting current has used, past exit_mm(): in its exit
+ * hook, preemption disabled.  Its CPU time is read as the scheduler keeps
+ * it, as task_cputime_adjusted() would read it, but without the split and
+ * the lock that come with it: the job's is split once, when reported.
+ * Where the task's time is kept by virtual time accounting, only
+ * task_cputime_adjusted() can read it.
+ */
+void job_sums_add_exited(struct job_sums *sums)
+{
+	struct task_struct *task = current;
+	u64 utime, stime;
+
+	if (vtime_accounting_enabled_this_cpu()) {
+		task_cputime_adjusted(task, &utime, &stime);
+		job_sums_add_cputime(sums, utime, stime, utime + stime);
+	} else {
+		job_sums_add_cputime(sums, task->utime, task->stime,
+				     task->se.sum_exec_runtime);
+	}
+	job_sums_add_io_rss(sums, task);
+}
+
 /* Adds what @task has used to @sums; @task may be exiting or a zombie. */
 void job_sums_add_task(struct job_sums *sums, struct task_struct *task)
 {
 	struct mm_struct *mm = get_task_mm(task);
+	u64 utime, stime;
 
-	job_sums_add_exited(sums, task);
+	task_cputime_adjusted(task, &utime, &stime);
+	job_sums_add_cputime(sums, utime, stime, utime + stime);
+	job_sums_add_io_rss(sums, task);
 	if (mm) {
 		job_sums_add_rss(sums, get_mm_hiwater_rss(mm));
 		mmput(mm);
 	}
 }
 
+/*
+ * The user and system time of @sums: their runtime, split in the
+ * proportion of their samples, as cputime_adjust() splits a process's.
+ */
+static void job_sums_cputime(const struct job_sums *sums, u64 *utime,
+			     u64 *stime)
+{
+	u64 runtime = sums->runtime_ns;
+
+	if (!sums->sys_ticks_ns)
+		*stime = 0;
+	else if (!sums->user_ticks_ns)
+		*stime = runtime;
+	else
+		*stime = mul_u64_u64_div_u64(sums->sys_ticks_ns, runtime,
+					     sums->sys_ticks_ns +
+					     sums->user_ticks_ns);
+	*utime = runtime - *stime;
+}
+
 void job_sums_fold(struct job_sums *sums, const struct job_sums *more)
 {
-	sums->utime_ns += more->utime_ns;
-	sums->stime_ns += more->stime_ns;
+	job_sums_add_cputime(sums, more->user_ticks_ns, more->sys_ticks_ns,
+			     more->runtime_ns);
 	sums->read_bytes += more->read_bytes;
 	sums->write_bytes += more->write_bytes;
 	sums->maxrss_kb = max(sums->maxrss_kb, more->maxrss_kb);
@@ -104,8 +153,7 @@ static int job_read_acct(struct job *job, struct job_acct *acct)
 	kvfree(tasks);
 	acct->jid = job->jid;
 	acct->start_time_ns = job->start_time_ns;
-	acct->utime_ns = sums.utime_ns;
-	acct->stime_ns = sums.stime_ns;
+	job_sums_cputime(&sums, &acct->utime_ns, &acct->stime_ns);
 	acct->maxrss_kb = sums.maxrss_kb;
 	acct->read_bytes = sums.read_bytes;
 	acct->write_bytes = sums.write_bytes;

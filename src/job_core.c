@@ -368,7 +368,7 @@ static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 	struct job_member *m = sub->data;
 	struct job_sums used = { 0 };
 
-	job_sums_add_exited(&used, task);
+	job_sums_add_exited(&used);
 	m->ended = job_member_remove(m, &used, READ_ONCE(task->exit_code),
 				     &m->left_tgid);
 	m->left = true;

@@ -20,8 +20,14 @@
 #include <linux/wait.h>
 #include <pnotify.h>
 
+/*
+ * CPU time is summed as the scheduler keeps it, and split into user and
+ * system time only when reported (job_sums_cputime()).
+ */
 struct job_sums {
-	u64 utime_ns, stime_ns, maxrss_kb, read_bytes, write_bytes;
+	u64 runtime_ns;			/* precise */
+	u64 user_ticks_ns, sys_ticks_ns;	/* sampled, for the split */
+	u64 maxrss_kb, read_bytes, write_bytes;
 	u64 nr_processes, nr_tasks;
 };
 
@@ -123,7 +129,7 @@ long job_ioc_killjid(void *arg);
 
 /* job_acct.c */
 void job_sums_add_task(struct job_sums *sums, struct task_struct *task);
-void job_sums_add_exited(struct job_sums *sums, struct task_struct *task);
+void job_sums_add_exited(struct job_sums *sums);
 void job_sums_fold(struct job_sums *sums, const struct job_sums *more);
 void job_keep_record(struct job *job);
 void job_free_records(void);
