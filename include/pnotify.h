@@ -48,13 +48,14 @@
  *    last pending child), so it must use @task, not current.
  *    task->flags & PF_EXITING tells an exit from an unsubscription.
  *  - leave(task, sub): optional, the exit's atomic step, the twin of
- *    inherit().  It runs in the exiting task at exit_files(), in the same
- *    context as inherit() but with interrupts on and no lock held, when
- *    nothing else holds the subscription and the subscriber is not
- *    unregistering.  Returns 0 when the subscription is done (exit() is
- *    not called), PNOTIFY_CALL_EXIT when exit() must still run, where it
- *    may sleep: later in the same task, or in whichever task drops the
- *    last reference first (an unregister, a pnotify_call_all() caller).
+ *    inherit().  It runs in the exiting task, past exit_mm() and before
+ *    exit_files(), in the same context as inherit() but with interrupts on
+ *    and no lock held, when nothing else holds the subscription and the
+ *    subscriber is not unregistering.  Returns 0 when the subscription is
+ *    done (exit() is not called), PNOTIFY_CALL_EXIT when exit() must still
+ *    run, where it may sleep: later in the same task, or in whichever task
+ *    drops the last reference first (an unregister, a pnotify_call_all()
+ *    caller).
  *    A task all of whose subscriptions leave() ends queues no work at
  *    exit.  leave() is a fast path, not a promise: an exit that does not
  *    come this way calls exit() alone, as a subscriber without leave() has

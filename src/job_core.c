@@ -357,7 +357,7 @@ static int job_inherit(struct task_struct *child,
 }
 
 /*
- * In the exit hook (atomic, see pnotify.h), at exit_files(): past
+ * In the exit hook (atomic, see pnotify.h), before exit_files(): past
  * exit_mm(), what the task used is read without its mm.  The references
  * it drops here are not the last: the tgid's, since the exiting task's
  * process keeps its pid until it is reaped, and the job's, since the job

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pnotify hook layer: where fork, exec and exit are seen on an unpatched
- * kernel.  Each hook is a small handler for a function that has kept its
- * meaning for many releases; all are installed from one table, as one
- * ftrace_ops whose callback hands each call to its handler.  ftrace, not
- * kprobes: its trampoline saves only the argument registers and calls the
- * callback directly, where a kprobe on the same site saves every register
- * and looks itself up, and attach_pid() is called four times a fork.  A
- * kprobe serves only to find each function's ftrace site in vmlinux (a
- * module's function of the same name, a livepatch's copy, is not hooked).
+ * kernel.  Each hook is a small handler, installed from one table: on a
+ * tracepoint where one sits in the right place, else on a function that
+ * has kept its meaning for many releases, with ftrace.  A tracepoint calls
+ * its probe directly.  The hooked functions are one ftrace_ops, whose
+ * callback hands each call to its handler.  ftrace, not kprobes: its
+ * trampoline saves only the argument registers and calls the callback
+ * directly, where a kprobe on the same site saves every register and looks
+ * itself up, and attach_pid() is called four times a fork.  A kprobe serves
+ * only to find each function's ftrace site in vmlinux (a module's function
+ * of the same name, a livepatch's copy, is not hooked).
  *
  * The handlers run the core with preemption disabled, on PREEMPT_RT too,
  * whatever the hooked function's caller holds: the core may take only raw
@@ -33,6 +35,7 @@
 #include <linux/pid.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
+#include <linux/tracepoint.h>
 #include "pnotify_internal.h"
 #include "wrapper/ftrace.h"
 
@@ -66,31 +69,34 @@ static void notrace pn_hook_exec(struct pn_ftrace_regs *regs)
 }
 
 /*
- * exit_files(tsk) in do_exit(): after PF_EXITING is set, which orders the
- * hook against subscriptions made from other tasks, and before
- * exit_task_work().  copy_process() also calls it on a failed child, which
- * was never followed.  Only queues a task work.
+ * sched_process_exit(tsk) in do_exit(), in the exiting task: after
+ * PF_EXITING is set, which orders the hook against subscriptions made from
+ * other tasks, after exit_mm() and before exit_files() and
+ * exit_task_work().  Called with preemption disabled.  Only queues a task
+ * work.
  */
-static void notrace pn_hook_exit(struct pn_ftrace_regs *regs)
+static void notrace pn_probe_exit(void *data, struct task_struct *task)
 {
-	if ((struct task_struct *)pn_ftrace_arg(regs, 0) == current)
-		pn_core_exit(current);
+	pn_core_exit(task);
 }
 
 enum { PN_HOOK_FORK, PN_HOOK_EXEC, PN_HOOK_EXIT, PN_NR_HOOKS };
 
 static struct pn_hook {
-	const char *function;
-	unsigned long site;	/* its ftrace site, found at load */
+	const char *name;	/* of the tracepoint, or of the function */
+	void *probe;		/* a tracepoint's; NULL: a function's hook */
+	struct tracepoint *tp;	/* found at load */
+	unsigned long site;	/* a function's ftrace site, found at load */
 } pn_hooks[PN_NR_HOOKS] __read_mostly = {
 	[PN_HOOK_FORK] = { "attach_pid" },
 	[PN_HOOK_EXEC] = { "setup_new_exec" },
-	[PN_HOOK_EXIT] = { "exit_files" },
+	[PN_HOOK_EXIT] = { "sched_process_exit", pn_probe_exit },
 };
 
 /*
- * The one callback, called at the ftrace site @ip of a hooked function:
- * its handler, called directly (no indirect call on the fork path).
+ * The one ftrace callback, called at the ftrace site @ip of a hooked
+ * function: its handler, called directly (no indirect call on the fork
+ * path).
  */
 static void notrace pn_hook_call(unsigned long ip, unsigned long parent_ip,
 				 struct ftrace_ops *ops,
@@ -101,8 +107,6 @@ static void notrace pn_hook_call(unsigned long ip, unsigned long parent_ip,
 		pn_hook_fork(regs);
 	else if (ip == pn_hooks[PN_HOOK_EXEC].site)
 		pn_hook_exec(regs);
-	else if (ip == pn_hooks[PN_HOOK_EXIT].site)
-		pn_hook_exit(regs);
 	preempt_enable_notrace();
 }
 
@@ -110,6 +114,37 @@ static struct ftrace_ops pn_ops = {
 	.func = pn_hook_call,
 	.flags = PN_FTRACE_OPS_FLAGS,
 };
+
+/* Unregisters the probes of the tracepoint hooks before @end. */
+static void pn_probes_unregister(unsigned int end)
+{
+	unsigned int i;
+
+	for (i = 0; i < end; i++)
+		if (pn_hooks[i].probe)
+			WARN_ON(tracepoint_probe_unregister(pn_hooks[i].tp,
+							    pn_hooks[i].probe,
+							    NULL));
+}
+
+/* Registers the probes of the tracepoint hooks: all of them, or none. */
+static int pn_probes_register(void)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < PN_NR_HOOKS; i++) {
+		if (!pn_hooks[i].probe)
+			continue;
+		err = tracepoint_probe_register(pn_hooks[i].tp,
+						pn_hooks[i].probe, NULL);
+		if (err) {
+			pn_probes_unregister(i);
+			return err;
+		}
+	}
+	return 0;
+}
 
 static DEFINE_MUTEX(pn_arm_lock);
 static bool pn_hooks_armed;
@@ -130,7 +165,13 @@ int pn_hooks_get(void)
 	if (mutex_lock_killable(&pn_arm_lock))
 		return -EINTR;
 	if (!pn_hooks_armed) {
-		err = register_ftrace_function(&pn_ops);
+		err = pn_probes_register();
+		if (!err) {
+			err = register_ftrace_function(&pn_ops);
+			/* Until the unload, a probe removed may still run. */
+			if (err)
+				pn_probes_unregister(PN_NR_HOOKS);
+		}
 		if (err == -EBUSY) {
 			/* Not busy: ftrace is off until someone turns it on. */
 			pr_err_ratelimited("cannot arm the hooks: sysctl kernel.ftrace_enabled is 0\n");
@@ -179,38 +220,64 @@ static void pn_hooks_unfilter(void)
 		pr_warn("cannot free the hooks' filter (error %d)\n", err);
 }
 
+static void pn_tracepoint_match(struct tracepoint *tp, void *hook)
+{
+	struct pn_hook *h = hook;
+
+	if (!strcmp(tp->name, h->name))
+		h->tp = tp;
+}
+
+/* Finds @hook's tracepoint or function; 0 or < 0. */
+static int pn_hook_find(struct pn_hook *hook, bool first_function)
+{
+	if (hook->probe) {
+		for_each_kernel_tracepoint(pn_tracepoint_match, hook);
+		return hook->tp ? 0 : -ENOENT;
+	}
+	hook->site = pn_ftrace_site(hook->name);
+	return hook->site ? ftrace_set_filter_ip(&pn_ops, hook->site, 0,
+						 first_function) : -ENOENT;
+}
+
 /* Installed disarmed: pn_hooks_get() arms them. */
 static int pn_hooks_install(void)
 {
+	bool first_function = true;
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < PN_NR_HOOKS; i++) {
 		struct pn_hook *hook = &pn_hooks[i];
 
-		hook->site = pn_ftrace_site(hook->function);
-		err = hook->site ? ftrace_set_filter_ip(&pn_ops, hook->site,
-							0, !i) : -ENOENT;
+		err = pn_hook_find(hook, first_function);
 		if (err) {
-			pr_err("cannot hook %s (error %d)%s\n", hook->function,
-			       err, err == -ENOMEM ? "" :
+			pr_err("cannot hook %s (error %d)%s\n", hook->name,
+			       err, err == -ENOMEM ? "" : hook->probe ?
+			       ": this kernel has no such tracepoint" :
 			       ": this kernel has no such function, or ftrace cannot hook it");
 			pn_hooks_unfilter();
 			return err;
 		}
+		first_function &= !!hook->probe;
 	}
 	return 0;
 }
 
 /*
- * Unload: the hooks off, and no CPU in the callback once this returns.
- * Unregistering waits for RCU Tasks.  If ftrace cannot unhook us (it shut
- * itself down after a bug), our text must stay: the unload waits for ever.
+ * Unload: the hooks off, and no CPU in a handler once this returns.
+ * Unregistering the ftrace_ops waits for RCU Tasks, the probes for RCU.  If
+ * ftrace cannot unhook us (it shut itself down after a bug), our text must
+ * stay: the unload waits for ever.
  */
 static void pn_hooks_remove(void)
 {
-	int err = pn_hooks_armed ? unregister_ftrace_function(&pn_ops) : 0;
+	int err = 0;
 
+	if (pn_hooks_armed) {
+		pn_probes_unregister(PN_NR_HOOKS);
+		err = unregister_ftrace_function(&pn_ops);
+	}
 	if (WARN_ON(err)) {
 		pr_emerg("ftrace cannot unhook fork, exec and exit (error %d): this unload waits for ever, since freeing pnotify would leave them calling freed code; reboot\n",
 			 err);
@@ -218,6 +285,8 @@ static void pn_hooks_remove(void)
 		for (;;)
 			schedule_timeout_idle(600 * HZ);
 	}
+	/* The probes removed at an arming that failed, too. */
+	tracepoint_synchronize_unregister();
 	pn_hooks_unfilter();
 }
 
@@ -226,7 +295,8 @@ static int pn_proc_show(struct seq_file *m, void *v)
 	unsigned int i;
 
 	for (i = 0; i < PN_NR_HOOKS; i++)
-		seq_printf(m, "hook: %s ftrace %s\n", pn_hooks[i].function,
+		seq_printf(m, "hook: %s %s %s\n", pn_hooks[i].name,
+			   pn_hooks[i].probe ? "tracepoint" : "ftrace",
 			   READ_ONCE(pn_hooks_armed) ? "armed" : "disarmed");
 	pn_core_show(m);
 	return 0;

@@ -3,7 +3,7 @@
  * A character device whose ->flush blocks an exiting task, for tests: what
  * a flush to a stopped FUSE daemon does (fuse_flush() waits for the
  * daemon's answer), without a daemon.  close_files() in exit_files()
- * flushes every open file, after pnotify's exit hook (on exit_files())
+ * flushes every open file, after pnotify's exit hook (before exit_files())
  * has queued the exiting task's exit work: the task is held between the
  * hook and exit_task_work().  The module does not use pnotify, so pnotify
  * can be unloaded while a task is held here.

@@ -1,5 +1,5 @@
 # pnotify unloaded while a member of a job is held in its exit, between
-# pnotify's exit hook (on exit_files()) and its exit work: the member
+# pnotify's exit hook (before exit_files()) and its exit work: the member
 # blocks in the flush of a file it has open (pnotify_testflush.ko's
 # device, whose flush by an exiting task sleeps until released, as a flush
 # to a stopped FUSE daemon of the user's own mount does).  keyring_bridge,
