@@ -98,23 +98,39 @@ void job_sums_add_task(struct job_sums *sums, struct task_struct *task)
 }
 
 /*
- * The user and system time of @sums: their runtime, split in the
- * proportion of their samples, as cputime_adjust() splits a process's.
+ * The user and system time of @job, which used @sums: their runtime, split
+ * in the proportion of their samples and, as cputime_adjust() does for a
+ * process, never less than reported before.  (A member's exit adds its
+ * samples and runtime, which need not agree, and live members move the
+ * proportion.)
  */
-static void job_sums_cputime(const struct job_sums *sums, u64 *utime,
-			     u64 *stime)
+static void job_cputime(struct job *job, const struct job_sums *sums,
+			u64 *utime, u64 *stime)
 {
-	u64 runtime = sums->runtime_ns;
+	u64 runtime = sums->runtime_ns, ut, st;
 
 	if (!sums->sys_ticks_ns)
-		*stime = 0;
+		st = 0;
 	else if (!sums->user_ticks_ns)
-		*stime = runtime;
+		st = runtime;
 	else
-		*stime = mul_u64_u64_div_u64(sums->sys_ticks_ns, runtime,
-					     sums->sys_ticks_ns +
-					     sums->user_ticks_ns);
-	*utime = runtime - *stime;
+		st = mul_u64_u64_div_u64(sums->sys_ticks_ns, runtime,
+					 sums->sys_ticks_ns +
+					 sums->user_ticks_ns);
+	raw_spin_lock_irq(&job->lock);
+	if (job->reported_utime_ns + job->reported_stime_ns < runtime) {
+		st = max(st, job->reported_stime_ns);
+		ut = runtime - st;
+		if (ut < job->reported_utime_ns) {
+			ut = job->reported_utime_ns;
+			st = runtime - ut;
+		}
+		job->reported_utime_ns = ut;
+		job->reported_stime_ns = st;
+	}
+	*utime = job->reported_utime_ns;
+	*stime = job->reported_stime_ns;
+	raw_spin_unlock_irq(&job->lock);
 }
 
 void job_sums_fold(struct job_sums *sums, const struct job_sums *more)
@@ -153,7 +169,7 @@ static int job_read_acct(struct job *job, struct job_acct *acct)
 	kvfree(tasks);
 	acct->jid = job->jid;
 	acct->start_time_ns = job->start_time_ns;
-	job_sums_cputime(&sums, &acct->utime_ns, &acct->stime_ns);
+	job_cputime(job, &sums, &acct->utime_ns, &acct->stime_ns);
 	acct->maxrss_kb = sums.maxrss_kb;
 	acct->read_bytes = sums.read_bytes;
 	acct->write_bytes = sums.write_bytes;

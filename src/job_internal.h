@@ -63,6 +63,7 @@ struct job {
 	bool attaching;	/* an attach is under way: the job does not end */
 	int last_status;
 	struct job_sums spent;	/* used by tasks that left; counts of all */
+	u64 reported_utime_ns, reported_stime_ns;	/* see job_cputime() */
 	u32 kill_seq;
 	struct list_head kills;	/* killjids still sending */
 	struct mutex kill_lock;	/* one killjid sends at a time */

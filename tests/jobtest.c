@@ -74,6 +74,7 @@
 #define BURN_CPU_NS		50000000LL
 #define WRITE_BYTES		(1 << 20)
 #define TOUCH_BYTES		(4 << 20)
+#define SYSTEM_BURN_NS		400000000LL
 
 #define SETUID_COPY_PATH	"/tmp/jobtest-setuid"
 #define REPORT_JID_OPTION	"--report-jid"
@@ -3059,9 +3060,31 @@ static void write_to_null(size_t bytes)
 	close(fd);
 }
 
-/* Body: a child that burns CPU, writes and touches memory, then ends. */
+/* A counter of /proc/pnotify, or -1. */
+static long pnotify_stat(const char *name)
+{
+	FILE *f = fopen("/proc/pnotify", "r");
+	char line[256], key[64];
+	long n, value = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63[^:]: %ld", key, &n) == 2 && !strcmp(key, name))
+			value = n;
+	fclose(f);
+	return value;
+}
+
+/*
+ * Body: a child that burns CPU, writes and touches memory, then ends; the
+ * report's status says how many exits pnotify ended in its exit hook
+ * meanwhile (the child's is the only one).
+ */
 static void run_accounted_work(const struct job_leader *self, void *arg)
 {
+	struct report report = { .kind = REPORT_JID, .tid = gettid() };
+	long hooked;
 	pid_t worker;
 
 	(void)arg;
@@ -3075,6 +3098,7 @@ static void run_accounted_work(const struct job_leader *self, void *arg)
 			_exit(0);
 		wait_for(worker);
 	}
+	hooked = pnotify_stat("exits_in_hook");
 	worker = fork_flushed();
 	if (worker == 0) {
 		char *memory = malloc(TOUCH_BYTES);
@@ -3086,7 +3110,9 @@ static void run_accounted_work(const struct job_leader *self, void *arg)
 		_exit(0);
 	}
 	wait_for(worker);
-	report_own_jid(self->report_fd);
+	report.status = (int)(pnotify_stat("exits_in_hook") - hooked);
+	report.jid = job_getjid(gettid());
+	send_report(self->report_fd, &report);
 }
 
 static void expect_work_accounted(const struct job_acct *acct)
@@ -3115,6 +3141,8 @@ static void test_accounting(void)
 		return;
 	if (!receive_jid_report(&job, &done))
 		goto out;
+	/* Else the planted faults of the hook's reading go unseen. */
+	expect(done.status >= 1, "the worker's exit was not ended in pnotify's exit hook");
 	if (expect(job_getacct(job.jid, &acct) == 0, "job_getacct(live job): %m")) {
 		expect_work_accounted(&acct);
 		expect(!acct.ended && !acct.end_time_ns, "live job marked ended");
@@ -3135,6 +3163,94 @@ static void test_accounting(void)
 		       WEXITSTATUS(acct.exit_status) == LEADER_EXIT_STATUS,
 		       "exit_status %#x", acct.exit_status);
 	}
+out:
+	end_job(&job);
+}
+
+/* Burns @ns of the process's CPU time in the kernel. */
+static void burn_system_cpu(long long ns)
+{
+	static char buf[1 << 20];
+	int fd = open("/dev/zero", O_RDONLY);
+	struct timespec ts;
+
+	do {
+		if (read(fd, buf, sizeof(buf)) < 0)
+			break;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	} while (ts.tv_sec * 1000000000LL + ts.tv_nsec < ns);
+	close(fd);
+}
+
+/*
+ * Body: members that use user time and exit, one by one, then one that
+ * uses system time, started before the report and reaped after it.
+ */
+static void run_user_then_system(const struct job_leader *self, void *arg)
+{
+	pid_t pid;
+
+	(void)arg;
+	for (int i = 0; i < 8; i++) {
+		pid = fork_flushed();
+		if (pid == 0) {
+			burn_cpu(3000000LL + i * 700000LL);
+			_exit(0);
+		}
+		wait_for(pid);
+	}
+	pid = fork_flushed();
+	if (pid == 0) {
+		burn_system_cpu(SYSTEM_BURN_NS);
+		_exit(0);
+	}
+	report_own_jid(self->report_fd);
+	wait_for(pid);
+}
+
+static bool expect_cputime_kept(const struct job_acct *before,
+				const struct job_acct *now, const char *when)
+{
+	return expect(now->utime_ns >= before->utime_ns &&
+		      now->stime_ns >= before->stime_ns,
+		      "%s: utime %llu -> %llu, stime %llu -> %llu", when,
+		      (unsigned long long)before->utime_ns,
+		      (unsigned long long)now->utime_ns,
+		      (unsigned long long)before->stime_ns,
+		      (unsigned long long)now->stime_ns);
+}
+
+/*
+ * A job's user and system time never go back, from one JOB_GETACCT to the
+ * next and to its final record, while the members that exited and the
+ * live ones used them in other proportions.
+ */
+static void test_accounting_monotonic(void)
+{
+	struct job_acct last = { 0 }, now;
+	struct job_leader job;
+	struct report done;
+	int reads = 0;
+
+	if (!start_job_ok(&job, run_user_then_system, NULL))
+		return;
+	if (!receive_jid_report(&job, &done))
+		goto out;
+	while (reads < 4000 &&
+	       last.utime_ns + last.stime_ns < SYSTEM_BURN_NS * 9 / 10) {
+		if (!expect(job_getacct(job.jid, &now) == 0, "job_getacct: %m") ||
+		    !expect_cputime_kept(&last, &now, "a live job's next read"))
+			goto out;
+		last = now;
+		reads++;
+		sleep_ms(5);
+	}
+	release_leader(&job);
+	for (int i = 0; i < 200 && job_getpidcnt(job.jid) >= 0; i++)
+		sleep_ms(10);
+	if (expect(job_getacct(job.jid, &now) == 0, "job_getacct(ended job): %m"))
+		expect_cputime_kept(&last, &now, "the final record");
+	expect(reads > 10, "only %d reads while the job ran", reads);
 out:
 	end_job(&job);
 }
@@ -4407,6 +4523,7 @@ static const struct job_test tests[] = {
 	{ "main thread exits before the others", .run = test_main_thread_exits },
 	{ "create after the main thread exited", .run = test_create_after_main_thread_exits },
 	{ "accounting", .run = test_accounting },
+	{ "accounting never goes back", .run = test_accounting_monotonic },
 	{ "unprivileged user", .run = test_unprivileged },
 	{ "owner's kill obeys kill(2) permissions", .run = test_owner_kill_permissions },
 	{ "io_uring workers: create, attach, detach, kill", .run = test_io_uring_workers },
