@@ -79,6 +79,9 @@ while [ "$i" -lt "$rounds" ]; do
 	i=$((i + 1))
 done
 echo "$rounds rounds: the first child of each job a member"
+# The exit hook (the tracepoint's probe) saw the members' exits.
+[ "$(sed -n 's/^exits_in_hook: //p' /proc/pnotify)" -gt 0 ] ||
+	pn_fail "no member's exit was ended in the exit hook"
 hooks_armed || pn_fail "the hooks disarmed after the jobs"
 [ "$(ftrace_hooked)" = 2 ] ||
 	pn_fail "armed, ftrace calls pnotify back for $(ftrace_hooked) hooked functions, not 2"
