@@ -427,6 +427,25 @@ static void pn_grace_ended(struct rcu_head *rcu)
 	}
 }
 
+/*
+ * Buries @e, unreferenced, to wait for a grace period; pn_kits_lock held.
+ * Returns whether the caller, once unlocked, must start one.
+ */
+static bool pn_task_bury_locked(struct pn_task *e)
+{
+	bool start = !pn_grace_pending;
+
+	if (start) {
+		e->next_dead = NULL;
+		pn_dead_waiting = e;
+		pn_grace_pending = true;
+	} else {
+		e->next_dead = pn_dead_next;
+		pn_dead_next = e;
+	}
+	return start;
+}
+
 /* Any context, the hooks included. */
 static void pn_task_put(struct pn_task *e)
 {
@@ -436,15 +455,7 @@ static void pn_task_put(struct pn_task *e)
 	if (!refcount_dec_and_test(&e->ref))
 		return;
 	raw_spin_lock_irqsave(&pn_kits_lock, flags);
-	start = !pn_grace_pending;
-	if (start) {
-		e->next_dead = NULL;
-		pn_dead_waiting = e;
-		pn_grace_pending = true;
-	} else {
-		e->next_dead = pn_dead_next;
-		pn_dead_next = e;
-	}
+	start = pn_task_bury_locked(e);
 	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
 	if (start)
 		call_rcu(&pn_grace, pn_grace_ended);
@@ -578,21 +589,24 @@ static void pn_kits_push(struct pn_task *kit)
 }
 
 /*
- * Makes blocks, linked through ->fork_parent, look new to kmemleak, which
- * would take their old pointers for references.
+ * Makes a block look new to kmemleak, which would take its old pointers for
+ * references; its link (->fork_parent) stays.
  */
+static void pn_block_scrub(struct pnotify_subscriber *b)
+{
+	struct pnotify_subscriber *next = b->fork_parent;
+	size_t room = b->room_bytes;
+
+	memset(b, 0, pn_block_size(room));
+	b->room_bytes = room;
+	b->fork_parent = next;
+}
+
+/* pn_block_scrub() for each of a list linked through ->fork_parent. */
 static void pn_blocks_scrub(struct pnotify_subscriber *b)
 {
-	struct pnotify_subscriber *next;
-	size_t room;
-
-	for (; b; b = next) {
-		next = b->fork_parent;
-		room = b->room_bytes;
-		memset(b, 0, pn_block_size(room));
-		b->room_bytes = room;
-		b->fork_parent = next;
-	}
+	for (; b; b = b->fork_parent)
+		pn_block_scrub(b);
 }
 
 /*
@@ -601,15 +615,19 @@ static void pn_blocks_scrub(struct pnotify_subscriber *b)
  * through ->fork_parent from *@blocks, for pn_kit_recycle(), all that fit
  * the subscribers registered now and the cache; leaves there what the
  * caller must free: those that do not, and cached blocks of a size kits no
- * longer have.  Any context, the exit hook included.
+ * longer have.  Then drops a reference of @put, if given, burying it in
+ * the same section if it was the last: *@kits and *@blocks may be @put's
+ * own, which its grace period frees.  Any context, the exit hook included.
  */
 static void pn_cache_keep(struct pn_task **kits,
-			  struct pnotify_subscriber **blocks)
+			  struct pnotify_subscriber **blocks,
+			  struct pn_task *put)
 {
 	unsigned int nr = READ_ONCE(pn_nr_events);
 	size_t room = READ_ONCE(pn_room);
 	struct pnotify_subscriber *b = *blocks, *b_next, *stale = NULL;
 	struct pn_task *kit = *kits, *next;
+	bool start = false;
 	unsigned long flags;
 
 	*kits = NULL;
@@ -640,8 +658,13 @@ static void pn_cache_keep(struct pn_task **kits,
 			stale = b;
 		}
 	}
-	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
 	*blocks = stale;
+	/* Once its outputs are written: its grace period frees them. */
+	if (put && refcount_dec_and_test(&put->ref))
+		start = pn_task_bury_locked(put);
+	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+	if (start)
+		call_rcu(&pn_grace, pn_grace_ended);
 }
 
 /* Keeps @kit, and the kit in it, for a refill if they fit, or frees them. */
@@ -649,7 +672,7 @@ static void pn_kit_put(struct pn_task *kit)
 {
 	struct pnotify_subscriber *none = NULL;
 
-	pn_cache_keep(&kit, &none);
+	pn_cache_keep(&kit, &none, NULL);
 	pn_entry_free(kit);
 }
 
@@ -659,7 +682,7 @@ static void pn_block_put(struct pnotify_subscriber *b)
 	struct pn_task *none = NULL;
 
 	b->fork_parent = NULL;
-	pn_cache_keep(&none, &b);
+	pn_cache_keep(&none, &b, NULL);
 	pn_blocks_free(b);
 }
 
@@ -1890,6 +1913,37 @@ static void pn_sub_release(struct pnotify_subscriber *sub,
 }
 
 /*
+ * Gives the blocks of @e's ended subscriptions, linked through
+ * ->fork_parent from @b, back to @e's prepared[] as far as they fit it:
+ * remade a kit after its grace period (pn_kit_recycle()), @e then takes
+ * none from the block cache.  Returns the others.  Not where blocks are
+ * not reused (KASAN).
+ */
+static struct pnotify_subscriber *
+pn_entry_keep_blocks(struct pn_task *e, struct pnotify_subscriber *b)
+{
+	struct pnotify_subscriber *next, *others = NULL;
+
+	/* Else pn_kit_recycle() frees @e, blocks and all. */
+	if (!PN_REUSE || e->nr_slots < READ_ONCE(pn_nr_events) ||
+	    e->room != READ_ONCE(pn_room))
+		return b;
+	for (; b; b = next) {
+		next = b->fork_parent;
+		if (e->nr_prepared < e->nr_slots && b->room_bytes == e->room) {
+			if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
+				pn_block_scrub(b);
+			b->fork_parent = NULL;
+			e->prepared[e->nr_prepared++] = b;
+		} else {
+			b->fork_parent = others;
+			others = b;
+		}
+	}
+	return others;
+}
+
+/*
  * Ends every subscription of @e (locked, pn_task_can_leave()) and takes it
  * out of the table, in the exit hook: leave() ends each subscription that
  * nothing else holds, the last holder of any other calls its exit().  One
@@ -1926,13 +1980,17 @@ static bool pn_task_leave(struct pn_task *e)
 		pn_entry_unlock(e);
 		exit_due = true;
 	}
-	pn_cache_keep(&kit, &released);
+	/* What the caches cannot take waits for @e's grace period. */
 	e->dead_kits = kit;
-	e->dead_blocks = released;
-	if (exit_due)
+	e->dead_blocks = pn_entry_keep_blocks(e, released);
+	if (exit_due) {
+		pn_cache_keep(&e->dead_kits, &e->dead_blocks, NULL);
 		return true;
+	}
 	atomic_long_inc(&pn_stats.exits_in_hook);
-	pn_task_let_go(e);
+	/* pn_task_let_go(), its put in the caches' section. */
+	pn_entry_unbind(e);
+	pn_cache_keep(&e->dead_kits, &e->dead_blocks, e);
 	return false;
 }
 
