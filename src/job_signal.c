@@ -267,8 +267,9 @@ long job_ioc_killjid(void *arg)
 		job_put(job);
 		return -ENOMEM;
 	}
+	/* The initial namespace sees every process. */
 	list_for_each_entry(p, &job->processes, link)
-		if (pid_nr_ns(p->tgid, ns))
+		if (ns == &init_pid_ns || pid_nr_ns(p->tgid, ns))
 			tgids[n++] = get_pid(p->tgid);
 	if (req->sig) {
 		kill.seq = ++job->kill_seq;
