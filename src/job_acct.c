@@ -6,6 +6,7 @@
  * (CSA) and JOB_GETACCT.
  */
 #include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -179,29 +180,54 @@ static int job_read_acct(struct job *job, struct job_acct *acct)
 	return 0;
 }
 
-/* Keeps the final record of an ended job, dropping the oldest if full. */
-void job_keep_record(struct job *job)
-{
-	struct job_record *rec, *old = NULL;
+#ifdef PNOTIFY_TEST_DELAYS
+static unsigned int test_delay_record_ms;
+module_param(test_delay_record_ms, uint, 0644);
+MODULE_PARM_DESC(test_delay_record_ms,
+		 "test only: an ended job's final record is made this much later");
 
-	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-	/* Without memory the record is lost; the job still ends. */
+static void job_test_delay_record(void)
+{
+	msleep(READ_ONCE(test_delay_record_ms));
+}
+#else
+static inline void job_test_delay_record(void)
+{
+}
+#endif
+
+/* The final record of an ended job; NULL without memory (it is lost). */
+struct job_record *job_final_record(struct job *job)
+{
+	struct job_record *rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+
+	job_test_delay_record();
+
 	if (!rec || job_read_acct(job, &rec->acct)) {
 		kfree(rec);
-		return;
+		return NULL;
 	}
 	rec->acct.uid = from_kuid(&init_user_ns, job->owner);
 	rec->acct.end_time_ns = ktime_get_real_ns();
+	return rec;
+}
 
-	mutex_lock(&job_table_lock);
+/*
+ * Keeps @rec in the backlog; job_table_lock held.  Returns the oldest
+ * record, pushed out when the backlog is full, for the caller to free.
+ */
+struct job_record *job_keep_record_locked(struct job_record *rec)
+{
+	struct job_record *old = NULL;
+
+	lockdep_assert_held(&job_table_lock);
 	list_add_tail(&rec->link, &job_backlog);
 	if (++job_backlog_len > acct_backlog) {
 		old = list_first_entry(&job_backlog, struct job_record, link);
 		list_del(&old->link);
 		job_backlog_len--;
 	}
-	mutex_unlock(&job_table_lock);
-	kfree(old);
+	return old;
 }
 
 /* At unload: the records nobody took. */

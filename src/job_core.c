@@ -238,16 +238,25 @@ static struct pid *job_process_leave_locked(struct job *job,
 	return NULL;
 }
 
-/* The end of a job: out of the table, a final record, waiters woken. */
+/*
+ * The end of a job: out of the table, with its final record kept in the
+ * same section of job_table_lock, so that JOB_GETACCT finds the one or the
+ * other; then waiters woken.
+ */
 void job_end(struct job *job)
 {
+	struct job_record *rec = NULL, *old = NULL;
+
+	/* A job that no task ever joined (its create failed) never was. */
+	if (job->spent.nr_tasks)
+		rec = job_final_record(job);
 	mutex_lock(&job_table_lock);
 	hash_del(&job->table_node);
 	job_count--;
+	if (rec)
+		old = job_keep_record_locked(rec);
 	mutex_unlock(&job_table_lock);
-	/* A job that no task ever joined (its create failed) never was. */
-	if (job->spent.nr_tasks)
-		job_keep_record(job);
+	kfree(old);
 	job_notify(job, JOB_EVENT_END, NULL);
 	WRITE_ONCE(job->gone, true);
 	wake_up_all(&job->ended_wq);

@@ -24,6 +24,8 @@
  * CPU time is summed as the scheduler keeps it, and split into user and
  * system time only when reported (job_sums_cputime()).
  */
+struct job_record;
+
 struct job_sums {
 	u64 runtime_ns;			/* precise */
 	u64 user_ticks_ns, sys_ticks_ns;	/* sampled, for the split */
@@ -132,7 +134,8 @@ long job_ioc_killjid(void *arg);
 void job_sums_add_task(struct job_sums *sums, struct task_struct *task);
 void job_sums_add_exited(struct job_sums *sums);
 void job_sums_fold(struct job_sums *sums, const struct job_sums *more);
-void job_keep_record(struct job *job);
+struct job_record *job_final_record(struct job *job);
+struct job_record *job_keep_record_locked(struct job_record *rec);
 void job_free_records(void);
 long job_ioc_getacct(void *arg);
 long job_ioc_readacct(void *arg);

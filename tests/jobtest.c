@@ -4434,6 +4434,44 @@ out:
 	wait_for(sleeper);
 }
 
+/* The test build's knob: an ended job's final record is made later. */
+#define DELAY_RECORD_KNOB	"/sys/module/job/parameters/test_delay_record_ms"
+
+/*
+ * Once a job is gone from the list of jobs, its final record is there: a
+ * JOB_GETACCT finds the one or the other, even while the record is being
+ * made (the test build makes it 1 s late).  The job's last member is one
+ * the test does not reap: its exit, which ends the job, runs meanwhile.
+ */
+static void test_record_when_gone(void)
+{
+	struct job_leader job;
+	struct job_acct acct;
+	struct report done;
+	int i;
+
+	if (access(DELAY_RECORD_KNOB, W_OK) != 0) {
+		note("skipped: needs the test build (%s)", DELAY_RECORD_KNOB);
+		return;
+	}
+	if (!start_job_ok(&job, spawn_member, NULL))
+		return;
+	if (!receive_jid_report(&job, &done) ||
+	    !expect(write_small_file(DELAY_RECORD_KNOB, "1000"), "%s: %m",
+		    DELAY_RECORD_KNOB))
+		goto out;
+	/* The member dies with the leader (die_with_parent()). */
+	release_leader(&job);
+	for (i = 0; i < 500 && job_getpidcnt(job.jid) >= 0; i++)
+		sleep_ms(10);
+	if (expect(i < 500, "the job did not end"))
+		expect(job_getacct(job.jid, &acct) == 0 && acct.ended,
+		       "job_getacct of a job gone from the list: %m");
+	write_small_file(DELAY_RECORD_KNOB, "0");
+out:
+	end_job(&job);
+}
+
 struct job_test {
 	const char *name;
 	void (*run)(void);
@@ -4528,6 +4566,7 @@ static const struct job_test tests[] = {
 	{ "create after the main thread exited", .run = test_create_after_main_thread_exits },
 	{ "accounting", .run = test_accounting },
 	{ "accounting never goes back", .run = test_accounting_monotonic },
+	{ "an ended job's record once it is gone (test build)", .run = test_record_when_gone },
 	{ "unprivileged user", .run = test_unprivileged },
 	{ "owner's kill obeys kill(2) permissions", .run = test_owner_kill_permissions },
 	{ "io_uring workers: create, attach, detach, kill", .run = test_io_uring_workers },
