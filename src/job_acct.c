@@ -188,7 +188,11 @@ MODULE_PARM_DESC(test_delay_record_ms,
 
 static void job_test_delay_record(void)
 {
-	msleep(READ_ONCE(test_delay_record_ms));
+	unsigned int ms = READ_ONCE(test_delay_record_ms);
+
+	/* msleep(0) still sleeps a jiffy on 6.1. */
+	if (ms)
+		msleep(ms);
 }
 #else
 static inline void job_test_delay_record(void)

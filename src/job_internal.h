@@ -20,12 +20,13 @@
 #include <linux/wait.h>
 #include <pnotify.h>
 
-/*
- * CPU time is summed as the scheduler keeps it, and split into user and
- * system time only when reported (job_sums_cputime()).
- */
+/* An ended job's final record (job_acct.c). */
 struct job_record;
 
+/*
+ * CPU time is summed as the scheduler keeps it, and split into user and
+ * system time only when reported (job_cputime()).
+ */
 struct job_sums {
 	u64 runtime_ns;			/* precise */
 	u64 user_ticks_ns, sys_ticks_ns;	/* sampled, for the split */
