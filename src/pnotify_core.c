@@ -367,7 +367,7 @@ static void pn_entry_bind(struct pn_task *e, struct task_struct *task)
 }
 
 /* Any context; the task has another reference. */
-static void pn_entry_unbind(struct pn_task *e)
+static inline void pn_entry_unbind(struct pn_task *e)
 {
 	put_task_struct(e->task);
 	/* RCU readers of the table compare it: see pn_task_lookup(). */
@@ -766,12 +766,17 @@ static struct hlist_bl_head *pn_bucket(const struct task_struct *task)
 	return &pn_table[hash_ptr(task, PN_TABLE_BITS)];
 }
 
-/* @task's entry, maybe dead; under RCU or with preemption disabled. */
+/*
+ * @task's entry, maybe dead; under RCU or with preemption disabled, which
+ * holds off the grace period an entry waits for just as well.
+ */
 static struct pn_task *pn_task_lookup(struct task_struct *task)
 {
 	struct hlist_bl_node *pos;
 	struct pn_task *e;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
+			 "pnotify table looked up outside RCU");
 	hlist_bl_for_each_entry_rcu(e, pos, pn_bucket(task), node)
 		if (READ_ONCE(e->task) == task)
 			return e;
@@ -806,15 +811,26 @@ static void pn_entry_unlock(struct pn_task *e)
 	raw_spin_unlock_irqrestore(&e->lock, flags);
 }
 
+/*
+ * @task's entry, locked (maybe dead), or NULL; as pn_task_lookup().  The
+ * hooks' lookup: they run with preemption disabled.
+ */
+static inline struct pn_task *pn_task_lock_rcu(struct task_struct *task)
+{
+	struct pn_task *e = pn_task_lookup(task);
+
+	if (e)
+		pn_entry_lock(e);
+	return e;
+}
+
 /* @task's entry, locked (maybe dead), or NULL.  Any context. */
 static struct pn_task *pn_task_lock(struct task_struct *task)
 {
 	struct pn_task *e;
 
 	rcu_read_lock();
-	e = pn_task_lookup(task);
-	if (e)
-		pn_entry_lock(e);
+	e = pn_task_lock_rcu(task);
 	rcu_read_unlock();
 	return e;
 }
@@ -1011,7 +1027,7 @@ static bool pn_task_wants_exec(struct pn_task *e)
  */
 static struct pn_task *pn_task_claim_exec(struct task_struct *task)
 {
-	struct pn_task *e = pn_task_lock(task);
+	struct pn_task *e = pn_task_lock_rcu(task);
 	bool claimed;
 
 	if (likely(!e))
@@ -1532,7 +1548,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	bool failed = false, prep_child, prep_parent;
 	struct pn_task *pe, *ce, *kit;
 
-	pe = pn_task_lock(parent);
+	pe = pn_task_lock_rcu(parent);
 	if (likely(!pe))
 		return;
 	if (test_bit(PN_DEAD, &pe->flags) || !pe->nr_subs ||
@@ -1799,7 +1815,8 @@ EXPORT_SYMBOL_NS_GPL(pn_core_dispatch_exec, PNOTIFY_INTERNAL);
 
 /*
  * Unlinks every subscription of @e (locked) onto @ended, whence the caller
- * takes each off and drops its link's reference once unlocked.
+ * takes each off (pn_sub_take_ended()) and drops its link's reference once
+ * unlocked.
  */
 static void pn_task_unlink_all(struct pn_task *e, struct list_head *ended)
 {
@@ -1810,6 +1827,16 @@ static void pn_task_unlink_all(struct pn_task *e, struct list_head *ended)
 	e->nr_subs = 0;
 	e->subs_room = 0;
 	list_splice_init(&e->subs, ended);
+}
+
+/*
+ * Takes @sub off a list of pn_task_unlink_all()'s, which its caller walks
+ * to the end and drops: no neighbour of @sub is looked at again, and needs
+ * no update.
+ */
+static void pn_sub_take_ended(struct pnotify_subscriber *sub)
+{
+	INIT_LIST_HEAD(&sub->task_link);
 }
 
 /* Ends every subscription of @e and takes it out of the table. */
@@ -1830,7 +1857,7 @@ static void pn_task_end(struct pn_task *e)
 	list_for_each_entry_safe(sub, next, &ended, task_link) {
 		/* Unlinked, not yet dropped: an unregister may hold them. */
 		pn_test_sleep(exit);
-		list_del_init(&sub->task_link);
+		pn_sub_take_ended(sub);
 		pn_sub_put(sub);
 	}
 	if (unhashed)
@@ -1965,7 +1992,7 @@ static bool pn_task_leave(struct pn_task *e)
 	kit = pn_task_unhash(e);
 	pn_entry_unlock(e);
 	list_for_each_entry_safe(sub, next, &ended, task_link) {
-		list_del_init(&sub->task_link);
+		pn_sub_take_ended(sub);
 		pn_test_spin(leave);
 		if (!refcount_dec_and_test(&sub->ref))
 			continue;
@@ -2000,7 +2027,7 @@ void pn_core_exit(struct task_struct *task)
 
 	/* Pairs with pn_sub_link(): PF_EXITING is set, now look. */
 	smp_mb();
-	e = pn_task_lock(task);
+	e = pn_task_lock_rcu(task);
 	if (likely(!e))
 		return;
 	if (test_bit(PN_DEAD, &e->flags) ||
