@@ -66,7 +66,8 @@ static void job_sums_add_io_rss(struct job_sums *sums,
  * it, as task_cputime_adjusted() would read it, but without the split and
  * the lock that come with it: the job's is split once, when reported.
  * Where the task's time is kept by virtual time accounting, only
- * task_cputime_adjusted() can read it.
+ * task_cputime_adjusted() can read it, under a raw lock of the task's:
+ * the caller may hold the job's.
  */
 void job_sums_add_exited(struct job_sums *sums)
 {

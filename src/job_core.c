@@ -212,18 +212,19 @@ static void job_member_add_locked(struct job *job, struct job_member *m,
  * Takes @m out of its process; returns the process's tgid to put once
  * unlocked if it was the last, else NULL.  lock held.
  */
-static struct pid *job_process_leave_locked(struct job *job,
-					    struct job_member *m)
+static inline struct pid *job_process_leave_locked(struct job *job,
+						   struct job_member *m)
 {
 	struct job_process *p = m->process, *heir;
 	struct job_member *other;
 
-	list_del(&m->process_link);
-	if (list_empty(&p->members)) {
+	/* Its last member: the list goes with the process, @m's slot. */
+	if (list_is_singular(&p->members)) {
 		list_del(&p->link);
 		job->nr_processes--;
 		return p->tgid;
 	}
+	list_del(&m->process_link);
 	if (p != &m->own_process)
 		return NULL;
 	/* The slot goes with @m's data: another member holds it from now. */
@@ -263,28 +264,19 @@ void job_end(struct job *job)
 }
 
 /*
- * Takes @m, leaving by exit (status) or detach, out of its job, with what
- * it used; returns whether that ended the job, and in @tgid the process's
- * pid to put once unlocked if it was the process's last member, else NULL.
- * Any context.
+ * Takes @m, leaving by exit (status) or detach, out of its job, what it
+ * used added to job->spent already; returns whether that ended the job,
+ * and in @tgid the process's pid to put once unlocked if it was the
+ * process's last member, else NULL.  lock held; any context.
  */
-static bool job_member_remove(struct job_member *m,
-			      const struct job_sums *used, int status,
-			      struct pid **tgid)
+static bool job_member_remove_locked(struct job *job, struct job_member *m,
+				     int status, struct pid **tgid)
 {
-	struct job *job = m->job;
-	unsigned long flags;
-	bool ended;
-
-	raw_spin_lock_irqsave(&job->lock, flags);
-	job_sums_fold(&job->spent, used);
 	job->nr_tasks--;
 	*tgid = job_process_leave_locked(job, m);
 	job->last_status = status;
-	ended = !job->nr_tasks && !job->attaching;
-	job->ended = ended;
-	raw_spin_unlock_irqrestore(&job->lock, flags);
-	return ended;
+	job->ended = !job->nr_tasks && !job->attaching;
+	return job->ended;
 }
 
 /* What a leave puts, where it may sleep; the last one ends the job. */
@@ -300,12 +292,16 @@ static void job_member_gone(struct job *job, struct pid *tgid, bool ended)
 static void job_member_leave(struct job_member *m, int status)
 {
 	struct job_sums used = { 0 };
+	struct job *job = m->job;
 	struct pid *tgid;
 	bool ended;
 
 	job_sums_add_task(&used, m->task);
-	ended = job_member_remove(m, &used, status, &tgid);
-	job_member_gone(m->job, tgid, ended);
+	raw_spin_lock_irq(&job->lock);
+	job_sums_fold(&job->spent, &used);
+	ended = job_member_remove_locked(job, m, status, &tgid);
+	raw_spin_unlock_irq(&job->lock);
+	job_member_gone(job, tgid, ended);
 }
 
 /*
@@ -375,11 +371,15 @@ static int job_inherit(struct task_struct *child,
 static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 {
 	struct job_member *m = sub->data;
-	struct job_sums used = { 0 };
+	struct job *job = m->job;
+	unsigned long flags;
 
-	job_sums_add_exited(&used);
-	m->ended = job_member_remove(m, &used, READ_ONCE(task->exit_code),
-				     &m->left_tgid);
+	/* What it used is read as it is added: no copy to make and fold. */
+	raw_spin_lock_irqsave(&job->lock, flags);
+	job_sums_add_exited(&job->spent);
+	m->ended = job_member_remove_locked(job, m, READ_ONCE(task->exit_code),
+					    &m->left_tgid);
+	raw_spin_unlock_irqrestore(&job->lock, flags);
 	m->left = true;
 	if (m->left_tgid && refcount_dec_not_one(&m->left_tgid->count))
 		m->left_tgid = NULL;
