@@ -67,11 +67,13 @@ has_lane() {
 	[[ " $lanes " = *" $1 "* ]]
 }
 
-# The stock lane, and the benchmarks' instruction counter (a QEMU plugin) on
-# the stock kernel.
+# The stock lane; accounting by virtual time on a nohz_full CPU (its own
+# boot); and the benchmarks' instruction counter (a QEMU plugin) on the
+# stock kernel.
 stock_lanes() {
 	has_lane stock || return 0
 	vm_lane stock all
+	vm_lane stock-vtime --append nohz_full=1 job_vtime
 	echo "== icount plugin"
 	"$top/tests/check-icount-plugin.sh" 2>&1 | tee "$top/build/icount-plugin.log"
 	add_counts "$(tail -n 1 "$top/build/icount-plugin.log")" icount-plugin
