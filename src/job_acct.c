@@ -65,9 +65,10 @@ static void job_sums_add_io_rss(struct job_sums *sums,
  * hook, preemption disabled.  Its CPU time is read as the scheduler keeps
  * it, as task_cputime_adjusted() would read it, but without the split and
  * the lock that come with it: the job's is split once, when reported.
- * Where the task's time is kept by virtual time accounting, only
- * task_cputime_adjusted() can read it, under a raw lock of the task's:
- * the caller may hold the job's.
+ * Where the task's time is kept by virtual time accounting (a nohz_full
+ * CPU), only task_cputime_adjusted() can read it, under the task's
+ * pi_lock, its runqueue's lock and its prev_cputime lock (all raw, none
+ * taken before a job's): the caller may hold the job's lock.
  */
 void job_sums_add_exited(struct job_sums *sums)
 {

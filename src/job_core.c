@@ -209,8 +209,9 @@ static void job_member_add_locked(struct job *job, struct job_member *m,
 }
 
 /*
- * Takes @m out of its process; returns the process's tgid to put once
- * unlocked if it was the last, else NULL.  lock held.
+ * Takes @m out of its process, and the process out of @job with its last
+ * member; returns the process's tgid to put once unlocked if it was the
+ * last, else NULL.  lock held.
  */
 static inline struct pid *job_process_leave_locked(struct job *job,
 						   struct job_member *m)

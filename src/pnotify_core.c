@@ -767,19 +767,31 @@ static struct hlist_bl_head *pn_bucket(const struct task_struct *task)
 }
 
 /*
- * @task's entry, maybe dead; under RCU or with preemption disabled, which
- * holds off the grace period an entry waits for just as well.
+ * hlist_bl_first_rcu(), whose check knows only rcu_read_lock() and the
+ * bucket lock: the hooks look up with preemption disabled, which holds off
+ * the grace period an entry waits for just as well.
  */
+static struct hlist_bl_node *pn_bucket_first(struct hlist_bl_head *head)
+{
+	return (struct hlist_bl_node *)
+		((unsigned long)rcu_dereference_check(head->first,
+						      hlist_bl_is_locked(head) ||
+						      rcu_read_lock_any_held()) &
+		 ~LIST_BL_LOCKMASK);
+}
+
+/* @task's entry, maybe dead; under RCU or with preemption disabled. */
 static struct pn_task *pn_task_lookup(struct task_struct *task)
 {
 	struct hlist_bl_node *pos;
 	struct pn_task *e;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
-			 "pnotify table looked up outside RCU");
-	hlist_bl_for_each_entry_rcu(e, pos, pn_bucket(task), node)
+	for (pos = pn_bucket_first(pn_bucket(task)); pos;
+	     pos = rcu_dereference_raw(pos->next)) {
+		e = hlist_bl_entry(pos, struct pn_task, node);
 		if (READ_ONCE(e->task) == task)
 			return e;
+	}
 	return NULL;
 }
 
