@@ -3059,7 +3059,10 @@ static void write_to_null(size_t bytes)
 	close(fd);
 }
 
-/* A counter of /proc/pnotify, or -1. */
+/*
+ * A number of /proc/pnotify, or -1: a counter ("exits_in_hook: N"), or a
+ * subscriber's tasks (its row's first number).
+ */
 static long pnotify_stat(const char *name)
 {
 	FILE *f = fopen("/proc/pnotify", "r");
@@ -3069,7 +3072,8 @@ static long pnotify_stat(const char *name)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63[^:]: %ld", key, &n) == 2 && !strcmp(key, name))
+		if (sscanf(line, "%63[^: ]%*[: ]%ld", key, &n) == 2 &&
+		    !strcmp(key, name))
 			value = n;
 	fclose(f);
 	return value;
@@ -3535,20 +3539,8 @@ static int ioctl_failing_nth(int job_fd, int nth_fd, int nth, unsigned int reque
 /* The tasks pnotify follows, and how many of them are job's; false if unknown. */
 static bool pnotify_counts(long *tasks, long *job)
 {
-	FILE *f = fopen("/proc/pnotify", "r");
-	char line[256], name[64];
-	long n;
-
-	*tasks = *job = -1;
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "tasks: %ld", &n) == 1)
-			*tasks = n;
-		else if (sscanf(line, "%63s %ld", name, &n) == 2 && !strcmp(name, "job"))
-			*job = n;
-	}
-	fclose(f);
+	*tasks = pnotify_stat("tasks");
+	*job = pnotify_stat("job");
 	return *tasks >= 0 && *job >= 0;
 }
 
