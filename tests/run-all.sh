@@ -73,7 +73,7 @@ has_lane() {
 stock_lanes() {
 	has_lane stock || return 0
 	vm_lane stock all
-	vm_lane stock-vtime --append nohz_full=1 job_vtime
+	vm_lane stock-vtime --append nohz_full=1 --env PN_VTIME_LANE=1 job_vtime
 	echo "== icount plugin"
 	"$top/tests/check-icount-plugin.sh" 2>&1 | tee "$top/build/icount-plugin.log"
 	add_counts "$(tail -n 1 "$top/build/icount-plugin.log")" icount-plugin
