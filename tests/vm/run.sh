@@ -85,7 +85,7 @@ parse_log() {
 		}
 		if (name in nsplat) reason = reason (reason == "" ? "" : "; ") "kernel splat"
 		nfail++
-		printf "FAIL %s: %s (log: %s)\n%s", name, reason, logf, splats[name]
+		printf "FAIL %s: %s (log: %s)\n%s%s", name, reason, logf, faults[name], splats[name]
 	}
 	{
 		sub(/\r+$/, "")
@@ -98,6 +98,10 @@ parse_log() {
 		    text !~ /Kernel command line:/)
 			blame(text)
 		if (cur != "" && !indmesg && line ~ /^SKIP: /) skipwhy[cur] = substr(line, 7)
+		# What a failed scenario said of its failure, shown with its FAIL
+		# line: a CI log that keeps only the end still says why.
+		if (cur != "" && !indmesg && !i && line ~ /FAIL/ && nfault[cur]++ < 20)
+			faults[cur] = faults[cur] "    " line "\n"
 		if (!i) next
 		n = split(substr(line, i + 5), f, " ")
 		indmesg = 0
