@@ -40,6 +40,12 @@
  *    before the new image runs.  A subscription made while the exec
  *    commits may miss it.  A task none of whose subscriptions has one pays
  *    for its exec only the hook's lookup.
+ *  - exec_due(task, sub): optional, with exec(): the exec's atomic step.
+ *    It runs in the exec hook, in the exec'ing task (current, with the
+ *    credentials the new image runs with), in the same context as
+ *    inherit() but with the task's subscriptions locked, and returns
+ *    whether this exec needs exec().  When no subscription of the task
+ *    needs it, the exec queues no work; when one does, every exec() runs.
  *  - exit(task, sub): runs exactly once for every subscription that was
  *    established (unless leave() ended it), when it ends: when the task
  *    exits (in its exit path, after exit_files(), before it becomes a
@@ -110,6 +116,8 @@ struct pnotify_events {
 	void (*exit)(struct task_struct *task, struct pnotify_subscriber *sub);
 	int (*leave)(struct task_struct *task, struct pnotify_subscriber *sub);
 	void (*exec)(struct task_struct *task, struct pnotify_subscriber *sub);
+	bool (*exec_due)(struct task_struct *task,
+			 struct pnotify_subscriber *sub);
 
 	/* Private to pnotify. */
 	struct list_head list;

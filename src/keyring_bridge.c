@@ -558,6 +558,27 @@ static void kb_exec(struct task_struct *task, struct pnotify_subscriber *sub)
 	kb_join_restart(sub, kb_join_new(0), 0);
 }
 
+/*
+ * In the exec hook (atomic, see pnotify.h), in the exec'ing task, which
+ * has its new credentials: whether kb_exec() has work, a join to settle
+ * or a session keyring that is not the task's own and may be its job's.
+ * An exec by the owner, its join settled, queues none.  A join made
+ * unsettled again meanwhile is run by its own pnotify_call().
+ */
+static bool kb_exec_due(struct task_struct *task,
+			struct pnotify_subscriber *sub)
+{
+	/* Published by kb_join_restart() with smp_store_release(). */
+	struct kb_join *join = smp_load_acquire(&sub->data);
+	const struct cred *cred = current_cred();
+	const struct key *session = cred->session_keyring;
+
+	if (join && !READ_ONCE(join->settled_ns))
+		return true;
+	return kb_mode == KB_SESSION && session &&
+	       !kb_runs_as(cred, session->uid);
+}
+
 static void kb_exit(struct task_struct *task, struct pnotify_subscriber *sub)
 {
 	kfree(sub->data);
@@ -592,6 +613,7 @@ static struct pnotify_events kb_events = {
 	.inherit = kb_inherit,
 	.fork = kb_fork,
 	.exec = kb_exec,
+	.exec_due = kb_exec_due,
 	.leave = kb_leave,
 	.exit = kb_exit,
 };

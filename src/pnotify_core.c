@@ -1021,21 +1021,26 @@ static void pn_work_done(void)
 	pn_test_work_return();
 }
 
-/* Whether a subscription of @e (locked) has an exec callback. */
+/* Whether a subscription of @e (locked) needs its exec callback now. */
 static bool pn_task_wants_exec(struct pn_task *e)
 {
 	struct pnotify_subscriber *sub;
+	struct pnotify_events *events;
 
-	list_for_each_entry(sub, &e->subs, task_link)
-		if (sub->events->exec)
+	list_for_each_entry(sub, &e->subs, task_link) {
+		events = sub->events;
+		if (events->exec &&
+		    (!events->exec_due || events->exec_due(e->task, sub)))
 			return true;
+	}
 	return false;
 }
 
 /*
  * Claims the exec work of @task's live entry and references it for the
  * caller to queue; NULL when the task is not followed, no subscription of
- * it has an exec callback, or the work is queued already.  Atomic context.
+ * it needs its exec callback, or the work is queued already.  Atomic
+ * context.
  */
 static struct pn_task *pn_task_claim_exec(struct task_struct *task)
 {
