@@ -249,6 +249,23 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* How long to wait for a report, or for what the kernel does meanwhile. */
+static long report_timeout_ms(void)
+{
+	return REPORT_TIMEOUT_MS * (slow ? SLOW_FACTOR : 1);
+}
+
+/*
+ * Polls @cond every 10 ms until it holds or report_timeout_ms() passed:
+ * for what the kernel finishes in the background (a job's end, threads
+ * starting), which a loaded debug kernel can take seconds to do.  The
+ * caller checks @cond again.
+ */
+#define poll_until(cond)						\
+	for (long long poll_end = now_ms() + report_timeout_ms();	\
+	     !(cond) && now_ms() < poll_end;)				\
+		sleep_ms(10)
+
 static void die_with_parent(void)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -353,9 +370,8 @@ static bool report_ready(int fd, int timeout_ms)
 
 static bool receive_report(int fd, struct report *report)
 {
-	if (!report_ready(fd, REPORT_TIMEOUT_MS * (slow ? SLOW_FACTOR : 1))) {
-		note("no report within %d ms",
-		     REPORT_TIMEOUT_MS * (slow ? SLOW_FACTOR : 1));
+	if (!report_ready(fd, report_timeout_ms())) {
+		note("no report within %ld ms", report_timeout_ms());
 		return false;
 	}
 	return read(fd, report, sizeof(*report)) == sizeof(*report);
@@ -1220,7 +1236,7 @@ static void explain_unended_job(jid_t jid, long long killed_ms, int wait_ms)
 /* The alarm of a waiter of a job that a kill is to end, in seconds. */
 static unsigned int kill_waiter_s(void)
 {
-	return 2 * REPORT_TIMEOUT_MS / 1000 * (slow ? SLOW_FACTOR : 1);
+	return 2 * report_timeout_ms() / 1000;
 }
 
 /* Forks a waiter of a job that a kill is to end; returns once it waits. */
@@ -2294,8 +2310,8 @@ static void wait_for_slow_forks(jid_t jid, const struct slow_fork_plan *p)
 	int busy = 1 + (slow || p->no_ballast ? 0 : SLOW_FORK_BALLAST) +
 		   SLOW_FORKERS * 5;
 
-	for (int ms = 0; ms < REPORT_TIMEOUT_MS * (slow ? SLOW_FACTOR : 1) &&
-	     job_getpidcnt(jid) < busy; ms += 2)
+	for (long long end = now_ms() + report_timeout_ms();
+	     job_getpidcnt(jid) < busy && now_ms() < end;)
 		sleep_ms(2);
 }
 
@@ -3168,8 +3184,7 @@ static void test_accounting(void)
 	}
 	status = release_leader(&job);
 	expect(exited_with(status, LEADER_EXIT_STATUS), "leader status %#x", status);
-	for (int i = 0; i < 200 && job_getpidcnt(job.jid) >= 0; i++)
-		sleep_ms(10);
+	poll_until(job_getpidcnt(job.jid) < 0);
 	memset(&acct, 0, sizeof(acct));
 	if (expect(job_getacct(job.jid, &acct) == 0, "job_getacct(ended job): %m")) {
 		expect_work_accounted(&acct, done.cpu_ns);
@@ -3258,8 +3273,7 @@ static bool accounting_kept_in_a_job(void)
 		sleep_ms(5);
 	}
 	release_leader(&job);
-	for (int i = 0; i < 200 && job_getpidcnt(job.jid) >= 0; i++)
-		sleep_ms(10);
+	poll_until(job_getpidcnt(job.jid) < 0);
 	kept = expect(job_getacct(job.jid, &now) == 0, "job_getacct(ended job): %m") &&
 	       expect_cputime_kept(&last, &now, "the final record");
 out:
@@ -3649,8 +3663,7 @@ static void test_detach_jid_threads(void)
 				_exit(2);
 		pause_forever(NULL);
 	}
-	for (int i = 0; i < 500 && thread_count(pid) < DETACH_THREADS + 1; i++)
-		sleep_ms(10);
+	poll_until(thread_count(pid) >= DETACH_THREADS + 1);
 	if (!expect(thread_count(pid) == DETACH_THREADS + 1,
 		    "the threaded process has %d threads", thread_count(pid)) ||
 	    !start_job_ok(&job, NULL, NULL))
@@ -3680,8 +3693,7 @@ static bool start_io_uring_threads(void)
 	for (int i = 0; i < IO_URING_THREADS; i++)
 		if (pthread_create(&thread, NULL, pause_forever, NULL))
 			return false;
-	for (int i = 0; i < 200 && thread_count(getpid()) < IO_URING_THREADS + 2; i++)
-		sleep_ms(10);
+	poll_until(thread_count(getpid()) >= IO_URING_THREADS + 2);
 	return thread_count(getpid()) >= IO_URING_THREADS + 2;
 }
 
@@ -4342,8 +4354,7 @@ static bool kill_held_fork(void)
 	note("killjid took %lld ms, the child %s held in its fork when it began",
 	     now_ms() - begun, held ? "still" : "no longer");
 	write_small_file(HELD_FORK_KNOB, "0");
-	for (int ms = 0; ms < REPORT_TIMEOUT_MS && job_getpidcnt(job.jid) > 0; ms += 10)
-		sleep_ms(10);
+	poll_until(job_getpidcnt(job.jid) <= 0);
 	expect_error(job_getpidcnt(job.jid), ENODATA);
 end:
 	write_small_file(HELD_FORK_KNOB, "0");
@@ -4471,8 +4482,7 @@ static void test_record_when_gone(void)
 	/* The member dies with the leader (die_with_parent()). */
 	released = now_ms();
 	release_leader(&job);
-	while (job_getpidcnt(job.jid) >= 0 && now_ms() - released < 5000)
-		sleep_ms(10);
+	poll_until(job_getpidcnt(job.jid) < 0);
 	gone = now_ms() - released;
 	if (expect(job_getpidcnt(job.jid) < 0, "the job did not end") &&
 	    expect(job_getacct(job.jid, &acct) == 0,
