@@ -563,8 +563,8 @@ static void kb_exec(struct task_struct *task, struct pnotify_subscriber *sub)
  * has its new credentials (begin_new_exec() commits them before any binary
  * format calls setup_new_exec(), since 5.8): whether kb_exec() has work, a
  * join to settle or a session keyring that is not the task's own and may
- * be its job's.  An exec by the owner, its join settled, queues none.  A join made
- * unsettled again meanwhile is run by its own pnotify_call().
+ * be its job's.  An exec by the owner, its join settled, queues none.  A
+ * join made unsettled again meanwhile is run by its own pnotify_call().
  */
 static bool kb_exec_due(struct task_struct *task,
 			struct pnotify_subscriber *sub)
