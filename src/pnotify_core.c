@@ -2209,7 +2209,10 @@ int pnotify_call(struct task_struct *task, struct pnotify_events *events,
 
 	might_sleep();
 	sub = pnotify_get_subscriber(task, events->name);
-	return sub ? pn_call_queue(sub, fn) : -ENOENT;
+	if (sub)
+		return pn_call_queue(sub, fn);
+	/* Past its exit hook, a task's subscriptions are gone: say why. */
+	return READ_ONCE(task->flags) & PF_EXITING ? -ESRCH : -ENOENT;
 }
 EXPORT_SYMBOL_GPL(pnotify_call);
 

@@ -295,6 +295,11 @@ static void do_zombie(void)
 	if (state != 'Z')
 		fail("child %d never became a zombie", pid);
 	expect_delta(&before, 1, 0, 1);
+	snprintf(path, sizeof(path), "call %d", pid);
+	expect("a call to a zombie fails with ESRCH", -ctl_write(path), ESRCH);
+	snprintf(path, sizeof(path), "subscribe %d", pid);
+	expect("subscribing a zombie fails with ESRCH", -ctl_write(path),
+	       ESRCH);
 	expect("reaped", reap(1), 1);
 	expect_delta(&before, 1, 0, 1);
 	printf("ok: zombie counted once, before reaping\n");
