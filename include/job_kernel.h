@@ -2,11 +2,13 @@
 /*
  * What job.ko offers other kernel modules: which job a task is in, and
  * notice of the processes that join a job by create or attach (a fork's
- * children join by inheritance, through pnotify) and of jobs that end.
+ * children join by inheritance, through pnotify), of jobs that end and of
+ * the execs of every member.
  */
 #ifndef _JOB_KERNEL_H
 #define _JOB_KERNEL_H
 
+#include <linux/list.h>
 #include <linux/notifier.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
@@ -33,6 +35,25 @@ struct job_event {
  */
 int job_register_notifier(struct notifier_block *nb);
 int job_unregister_notifier(struct notifier_block *nb);
+
+/*
+ * Sees the execs of every member of every job, without a pnotify
+ * subscription of its own per member.  due() runs in the exec hook, in the
+ * exec'ing member (current, with its new credentials), as pnotify's
+ * exec_due() does: atomic, raw spinlocks only, no allocation.  It says
+ * whether this exec needs exec(), which then runs in the member before the
+ * new image does, where it may sleep; exec() also runs when another
+ * watcher's due() asked for it, and decides again.  Unregistering waits for
+ * every call in flight.
+ */
+struct job_exec_watcher {
+	bool (*due)(struct task_struct *task);
+	void (*exec)(struct task_struct *task);
+	struct list_head link;	/* private to job.ko */
+};
+
+void job_register_exec_watcher(struct job_exec_watcher *watcher);
+void job_unregister_exec_watcher(struct job_exec_watcher *watcher);
 
 /* The JID, id and owner of @task's job; false if it is in none. */
 bool job_task_job(struct task_struct *task, u64 *jid, u64 *id, kuid_t *owner);

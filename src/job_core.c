@@ -34,6 +34,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/srcu.h>
 #include <job_kernel.h>
 #include "job_internal.h"
 #include "wrapper/sched.h"
@@ -63,6 +64,32 @@ int job_unregister_notifier(struct notifier_block *nb)
 	return blocking_notifier_chain_unregister(&job_notifiers, nb);
 }
 EXPORT_SYMBOL_GPL(job_unregister_notifier);
+
+/*
+ * The exec watchers: their due() is read in the exec hook, with preemption
+ * disabled, their exec() from a member's exec work under job_exec_srcu.
+ */
+static LIST_HEAD(job_exec_watchers);
+static DEFINE_MUTEX(job_exec_watchers_lock);
+DEFINE_STATIC_SRCU(job_exec_srcu);
+
+void job_register_exec_watcher(struct job_exec_watcher *watcher)
+{
+	mutex_lock(&job_exec_watchers_lock);
+	list_add_tail_rcu(&watcher->link, &job_exec_watchers);
+	mutex_unlock(&job_exec_watchers_lock);
+}
+EXPORT_SYMBOL_GPL(job_register_exec_watcher);
+
+void job_unregister_exec_watcher(struct job_exec_watcher *watcher)
+{
+	mutex_lock(&job_exec_watchers_lock);
+	list_del_rcu(&watcher->link);
+	mutex_unlock(&job_exec_watchers_lock);
+	synchronize_rcu();
+	synchronize_srcu(&job_exec_srcu);
+}
+EXPORT_SYMBOL_GPL(job_unregister_exec_watcher);
 
 static void job_notify(struct job *job, enum job_event_type type,
 		       struct task_struct *task)
@@ -400,11 +427,37 @@ static void job_exit(struct task_struct *task, struct pnotify_subscriber *sub)
 				 READ_ONCE(task->exit_code) : 0);
 }
 
+/* In the exec hook (atomic, see pnotify.h): what the watchers say. */
+static bool job_exec_due(struct task_struct *task,
+			 struct pnotify_subscriber *sub)
+{
+	struct job_exec_watcher *watcher;
+
+	list_for_each_entry_rcu(watcher, &job_exec_watchers, link,
+				rcu_read_lock_any_held())
+		if (watcher->due(task))
+			return true;
+	return false;
+}
+
+static void job_exec(struct task_struct *task, struct pnotify_subscriber *sub)
+{
+	struct job_exec_watcher *watcher;
+	int idx = srcu_read_lock(&job_exec_srcu);
+
+	list_for_each_entry_rcu(watcher, &job_exec_watchers, link,
+				srcu_read_lock_held(&job_exec_srcu))
+		watcher->exec(task);
+	srcu_read_unlock(&job_exec_srcu, idx);
+}
+
 struct pnotify_events job_events = {
 	.module = THIS_MODULE,
 	.name = "job",
 	.data_size = sizeof(struct job_member),
 	.inherit = job_inherit,
+	.exec = job_exec,
+	.exec_due = job_exec_due,
 	.leave = job_leave,
 	.exit = job_exit,
 };
