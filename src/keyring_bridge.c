@@ -453,9 +453,10 @@ static void kb_join_run(struct task_struct *task,
  * In the fork hook (atomic, see pnotify.h).  A child is treated as joining
  * when it was forked before its parent's join was settled: it settles its
  * own in kb_fork(), in its own context.  Any other child keeps what it
- * inherited, with no callback to run.  The parent's join lives as long as
- * its subscription is linked, as it is during the hook; it is read without
- * its lock, which is taken with interrupts on.
+ * inherited and is not subscribed: its execs reach kb_watcher through its
+ * job.  The parent's join lives as long as its subscription is linked, as
+ * it is during the hook; it is read without its lock, which is taken with
+ * interrupts on.
  */
 static int kb_inherit(struct task_struct *child,
 		      struct pnotify_subscriber *sub,
@@ -466,10 +467,10 @@ static int kb_inherit(struct task_struct *child,
 	u64 settled_ns;
 
 	if (!join)
-		return 0;
+		return PNOTIFY_SKIP;
 	settled_ns = READ_ONCE(join->settled_ns);
 	if (settled_ns && child->start_time > settled_ns)
-		return 0;
+		return PNOTIFY_SKIP;
 	return PNOTIFY_CALL_FORK;
 }
 
@@ -531,53 +532,17 @@ static bool kb_session_is_foreign(void)
 }
 
 /*
- * A join waiting for the owner's credentials may be settled by an exec; an
- * exec with credentials other than the owner's (su, a setuid program, one
- * run after setuid()) gives the job's keyring up as session keyring, as if
- * it had never had one: it is not given to such a process either.  Given
- * up, it is the process's again at its next exec as the owner (newgrp, sg
- * and sudo to oneself drop back), as for a join.
- */
-static void kb_exec(struct task_struct *task, struct pnotify_subscriber *sub)
-{
-	struct cred *new;
-
-	kb_join_run(task, sub);
-	if (kb_mode != KB_SESSION || !kb_session_is_foreign())
-		return;
-	new = prepare_creds();
-	if (!new) {
-		/* Better no process than one holding keys not its own. */
-		force_sig(SIGKILL);
-		return;
-	}
-	key_put(new->session_keyring);
-	new->session_keyring = NULL;
-	commit_creds(new);
-	/* No session keyring: serial 0 is the one it "joined" with. */
-	kb_join_restart(sub, kb_join_new(0), 0);
-}
-
-/*
- * In the exec hook (atomic, see pnotify.h), in the exec'ing task, which
- * has its new credentials (begin_new_exec() commits them before any binary
- * format calls setup_new_exec(), since 5.8): whether kb_exec() has work, a
- * join to settle or a session keyring that is not the task's own and may
- * be its job's.  An exec by the owner, its join settled, queues none.  A
- * join made unsettled again meanwhile is run by its own pnotify_call().
+ * In the exec hook (atomic, see pnotify.h): whether the exec may settle a
+ * join still waiting for the owner's credentials (kb_join_run() runs it).
+ * A join made unsettled again meanwhile is run by its own pnotify_call().
  */
 static bool kb_exec_due(struct task_struct *task,
 			struct pnotify_subscriber *sub)
 {
 	/* Published by kb_join_restart() with smp_store_release(). */
 	struct kb_join *join = smp_load_acquire(&sub->data);
-	const struct cred *cred = current_cred();
-	const struct key *session = cred->session_keyring;
 
-	if (join && !READ_ONCE(join->settled_ns))
-		return true;
-	return kb_mode == KB_SESSION && session &&
-	       !kb_runs_as(cred, session->uid);
+	return join && !READ_ONCE(join->settled_ns);
 }
 
 static void kb_exit(struct task_struct *task, struct pnotify_subscriber *sub)
@@ -613,7 +578,7 @@ static struct pnotify_events kb_events = {
 	.init = kb_init,
 	.inherit = kb_inherit,
 	.fork = kb_fork,
-	.exec = kb_exec,
+	.exec = kb_join_run,
 	.exec_due = kb_exec_due,
 	.leave = kb_leave,
 	.exit = kb_exit,
@@ -648,6 +613,53 @@ static void kb_join(struct task_struct *task)
 	}
 	pnotify_call(task, &kb_events, kb_join_run);
 }
+
+/*
+ * In the exec hook of every job member (atomic, see job_kernel.h), in the
+ * exec'ing task, which has its new credentials (begin_new_exec() commits
+ * them before any binary format calls setup_new_exec(), since 5.8):
+ * whether its session keyring is not its own and may be its job's.  An
+ * exec by the owner queues no work.
+ */
+static bool kb_watch_due(struct task_struct *task)
+{
+	const struct cred *cred = current_cred();
+	const struct key *session = cred->session_keyring;
+
+	return kb_mode == KB_SESSION && session &&
+	       !kb_runs_as(cred, session->uid);
+}
+
+/*
+ * An exec with credentials other than the owner's (su, a setuid program,
+ * one run after setuid()) gives the job's keyring up as session keyring,
+ * as if it had never had one: it is not given to such a process either.
+ * Given up, it is the process's again at its next exec as the owner
+ * (newgrp, sg and sudo to oneself drop back): the process joins again,
+ * with no session keyring.
+ */
+static void kb_watch_exec(struct task_struct *task)
+{
+	struct cred *new;
+
+	if (kb_mode != KB_SESSION || !kb_session_is_foreign())
+		return;
+	new = prepare_creds();
+	if (!new) {
+		/* Better no process than one holding keys not its own. */
+		force_sig(SIGKILL);
+		return;
+	}
+	key_put(new->session_keyring);
+	new->session_keyring = NULL;
+	commit_creds(new);
+	kb_join(current);
+}
+
+static struct job_exec_watcher kb_watcher = {
+	.due = kb_watch_due,
+	.exec = kb_watch_exec,
+};
 
 static int kb_job_event(struct notifier_block *nb, unsigned long type,
 			void *data)
@@ -720,6 +732,7 @@ static int __init kb_module_init(void)
 		err = -ENOMEM;
 		goto out_events;
 	}
+	job_register_exec_watcher(&kb_watcher);
 	/* The members init subscribed join in their own context. */
 	if (pnotify_call_all(&kb_events, kb_join_run))
 		pr_warn("no memory to give every running member its job keyring\n");
@@ -735,7 +748,7 @@ out_key_type:
 }
 
 /*
- * No more joins or ends reach us, then every subscription ends; the
+ * No more joins, execs or ends reach us, then every subscription ends; the
  * keyrings of the jobs still alive are revoked as if they had ended.
  */
 static void __exit kb_module_exit(void)
@@ -746,6 +759,7 @@ static void __exit kb_module_exit(void)
 
 	remove_proc_entry("keyring_bridge", NULL);
 	job_unregister_notifier(&kb_notifier);
+	job_unregister_exec_watcher(&kb_watcher);
 	pnotify_unregister(&kb_events);
 	hash_for_each_safe(kb_keyrings, bkt, tmp, kr, node) {
 		hash_del(&kr->node);

@@ -37,9 +37,24 @@ jobctl show "$jid_a" | grep -q "keyring *$serial" || pn_fail "jobctl show has no
 keyctl rdescribe "$serial" | grep -q "_job.$(printf %016x "$jid_a")" ||
 	pn_fail "keyring $serial is not named after $jid_a"
 
-# keyring_bridge has exec(), due only for a join not yet settled or a
-# session keyring not the task's own (exec_due()): the owner's execs in its
-# job, its join settled, queue no exec work, as with job's alone
+# keyring_bridge follows a member only while its join is not settled: the
+# children of a settled member are not subscribed to it, their execs reach
+# it through job (job_register_exec_watcher()).  Here the joined shell is
+# subscribed, its 5 sleepers and the awk are not.
+followers() { awk -v k="$1" '$1 == k { print $2 }' /proc/pnotify; }
+base_job=$(followers job)
+base_kb=$(followers keyring_bridge)
+jobctl create -- sh -c 'for i in 1 2 3 4 5; do sleep 600 & pids="$pids $!"; done
+	awk '\''$1 == "job" || $1 == "keyring_bridge" { print $1, $2 }'\'' /proc/pnotify > /tmp/followers
+	kill $pids' > /dev/null || pn_fail "jobctl create -- sh (sleepers)"
+in_job=$(($(awk '$1 == "job" { print $2 }' /tmp/followers) - base_job))
+in_kb=$(($(awk '$1 == "keyring_bridge" { print $2 }' /tmp/followers) - base_kb))
+[ "$in_job" -ge 7 ] || pn_fail "the job had $in_job members, not 7"
+pn_assert_eq "keyring_bridge subscriptions of a job of $in_job members" 1 "$in_kb"
+
+# keyring_bridge's exec() is due only for a join not yet settled, its exec
+# watcher only for a session keyring not the task's own: the owner's execs
+# in its job, its join settled, queue no exec work, as with job's alone
 # (job_forkexit); su's exec of a shell as nobody in root's job, which must
 # give root's keyring up, queues one (and the su test below checks it
 # did).

@@ -1,7 +1,8 @@
 # Registering a subscriber while the tasks it will follow fork and join
 # jobs (keyring_bridge, whose init() takes every job member):
-# - members forked during its init walk are followed too: as many
-#   keyring_bridge subscriptions as job members once it is loaded;
+# - members forked during its init walk are followed too: once it is
+#   loaded, every member has the job's keyring as session keyring (taken
+#   by its own join, or inherited from a member whose join had settled);
 # - a job joined before pnotify_register() has counted it (its job
 #   notifier is live first, and the registration waits for another
 #   subscriber's slow unregister) forks as any other: the child runs.
@@ -13,25 +14,34 @@ pn_load pnotify
 pn_load job
 forks=$(pn_scale 500)
 sleepers=$(pn_scale 200)
+# Each member blocks on /tmp/go, held open here, until released by a
+# line of its own, then reports its session keyring.
+member='read x < /tmp/go; keyctl rdescribe @s >> /tmp/ses'
+mkfifo /tmp/go
+exec 3<>/tmp/go
 for round in 1 2 3; do
-	rm -f /tmp/forker.done
+	rm -f /tmp/forker.done /tmp/ses
 	# The sleepers lengthen the walk before the forker's turn.
-	jobctl create -- sh -c "for i in \$(seq $sleepers); do sleep 600 & done
-		( for i in \$(seq $forks); do sleep 600 & done; echo done > /tmp/forker.done ) &
+	jobctl create -- sh -c "for i in \$(seq $sleepers); do sh -c '$member' & done
+		( for i in \$(seq $forks); do sh -c '$member' & done; echo done > /tmp/forker.done ) &
 		wait" > /tmp/jid &
 	pn_wait_file /tmp/jid
 	pn_wait_until "the forker to start" sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" -gt '"$((sleepers + 10))"' ]'
 	pn_load keyring_bridge
 	pn_wait_file /tmp/forker.done
 	pn_log "round $round: $(followers job) job members, $(followers keyring_bridge) keyring_bridge subscriptions"
-	# A missed member stays missed; exits settle within moments.
-	pn_wait_until "round $round: keyring_bridge to follow every job member" \
-		sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" = \
-			"$(awk '\''$1 == "keyring_bridge" { print $2 }'\'' /proc/pnotify)" ]'
-	jobctl kill -KILL "$(head -n 1 /tmp/jid)" > /dev/null
+	members=$((sleepers + forks))
+	yes | head -n "$members" >&3
+	pn_wait_until "round $round: every member to report its session keyring" \
+		sh -c '[ "$(wc -l < /tmp/ses)" -ge '"$members"' ]'
+	name="_job.$(printf %016x "$(head -n 1 /tmp/jid)")"
+	with=$(grep -c ";$name\$" /tmp/ses)
+	[ "$with" = "$members" ] ||
+		pn_fail "round $round: $with of $members members have their job's keyring: $(grep -v ";$name\$" /tmp/ses | sort | uniq -c | head -n 3)"
 	pn_wait_until "the job to end" sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" = 0 ]'
 	pn_unload keyring_bridge
 done
+exec 3>&-
 
 # pn_register_mutex held by an unregister whose exit callbacks sleep.
 pn_load pnotify_testsub sleep_ms=4000
