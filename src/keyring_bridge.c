@@ -725,14 +725,19 @@ static int __init kb_module_init(void)
 	err = job_register_notifier(&kb_notifier);
 	if (err)
 		goto out_key_type;
+	/*
+	 * Before any join can settle (the init walk's, a job notifier's): a
+	 * child of a settled member is not subscribed, and only the watcher
+	 * sees its exec with foreign credentials.
+	 */
+	job_register_exec_watcher(&kb_watcher);
 	err = pnotify_register(&kb_events);
 	if (err)
-		goto out_notifier;
+		goto out_watcher;
 	if (!proc_create_single("keyring_bridge", 0400, NULL, kb_proc_show)) {
 		err = -ENOMEM;
 		goto out_events;
 	}
-	job_register_exec_watcher(&kb_watcher);
 	/* The members init subscribed join in their own context. */
 	if (pnotify_call_all(&kb_events, kb_join_run))
 		pr_warn("no memory to give every running member its job keyring\n");
@@ -740,7 +745,8 @@ static int __init kb_module_init(void)
 
 out_events:
 	pnotify_unregister(&kb_events);
-out_notifier:
+out_watcher:
+	job_unregister_exec_watcher(&kb_watcher);
 	job_unregister_notifier(&kb_notifier);
 out_key_type:
 	unregister_key_type(&kb_job_key_type);
@@ -748,8 +754,9 @@ out_key_type:
 }
 
 /*
- * No more joins, execs or ends reach us, then every subscription ends; the
- * keyrings of the jobs still alive are revoked as if they had ended.
+ * No more joins or ends reach us, then every subscription ends; the
+ * watcher goes last, for members that exec meanwhile: then the keyrings of
+ * the jobs still alive are revoked as if they had ended.
  */
 static void __exit kb_module_exit(void)
 {
@@ -759,8 +766,8 @@ static void __exit kb_module_exit(void)
 
 	remove_proc_entry("keyring_bridge", NULL);
 	job_unregister_notifier(&kb_notifier);
-	job_unregister_exec_watcher(&kb_watcher);
 	pnotify_unregister(&kb_events);
+	job_unregister_exec_watcher(&kb_watcher);
 	hash_for_each_safe(kb_keyrings, bkt, tmp, kr, node) {
 		hash_del(&kr->node);
 		kb_keyring_destroy(kr);

@@ -197,6 +197,10 @@ static unsigned int test_delay_unregister_us;
 module_param(test_delay_unregister_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_unregister_us,
 		 "test only: sleep in an unregister between its grace period and ending the subscriptions left");
+static unsigned int test_delay_init_us;
+module_param(test_delay_init_us, uint, 0644);
+MODULE_PARM_DESC(test_delay_init_us,
+		 "test only: sleep in a registration's walk after each task its init() took");
 static unsigned int test_delay_call_us;
 module_param(test_delay_call_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_call_us,
@@ -2374,6 +2378,7 @@ static int pn_run_init_pass(struct pnotify_events *events)
 			/* Exited or inherited meanwhile: end it, balanced. */
 			if (pn_attach(tasks[i], sub, false, NULL))
 				pn_sub_free(sub, true);
+			pn_test_sleep(init);
 		}
 next:
 		put_task_struct(tasks[i]);

@@ -4,8 +4,9 @@
 # and exits in a job reuse pnotify's memory: the exited child's entry, its
 # subscriptions' blocks and its unused kit become kits again, and few are
 # made (one per fork without the reuse, as on KASAN's kernels, where a fork
-# takes its parent's next kits from those of exited children).  job has no
-# exec(): its members' execs queue no exec work.
+# takes its parent's next kits from those of exited children).  job's
+# exec() serves its exec watchers alone: with none registered, its members'
+# execs queue no exec work.
 # shellcheck source=tests/vm/lib.sh
 . /lib/pn/lib.sh
 
@@ -66,6 +67,6 @@ out=$(jobctl create -- sh -c "i=0; while [ \$i -lt $execs ]; do /bin/true; i=\$(
 	pn_fail "jobctl create -- sh (execs): $out"
 queued=$(($(exec_works) - queued))
 [ "$queued" -eq 0 ] ||
-	pn_fail "$execs execs in a job queued $queued exec works: job has no exec()"
+	pn_fail "$execs execs in a job queued $queued exec works: no exec watcher asked for any"
 pn_unload job
 pn_unload pnotify

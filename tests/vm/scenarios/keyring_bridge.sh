@@ -37,11 +37,12 @@ jobctl show "$jid_a" | grep -q "keyring *$serial" || pn_fail "jobctl show has no
 keyctl rdescribe "$serial" | grep -q "_job.$(printf %016x "$jid_a")" ||
 	pn_fail "keyring $serial is not named after $jid_a"
 
-# keyring_bridge follows a member only while its join is not settled: the
-# children of a settled member are not subscribed to it, their execs reach
-# it through job (job_register_exec_watcher()).  Here the joined shell is
+# keyring_bridge does not subscribe the children of a member whose join is
+# settled: their execs reach it through job (job_register_exec_watcher()).  Here the joined shell is
 # subscribed, its 5 sleepers and the awk are not.
 followers() { awk -v k="$1" '$1 == k { print $2 }' /proc/pnotify; }
+# Once job A's forks have exited, its sleep is all that is followed.
+pn_wait_until "job A's forks to exit" sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" = 1 ]'
 base_job=$(followers job)
 base_kb=$(followers keyring_bridge)
 jobctl create -- sh -c 'for i in 1 2 3 4 5; do sleep 600 & pids="$pids $!"; done

@@ -3,6 +3,12 @@
 # - members forked during its init walk are followed too: once it is
 #   loaded, every member has the job's keyring as session keyring (taken
 #   by its own join, or inherited from a member whose join had settled);
+# - a member's exec as nobody meanwhile (su in root's job) gives the job's
+#   keyring up, from the first join that settles on: its su was forked
+#   from a member whose join had settled, unsubscribed, and only the exec
+#   watcher sees it.  In the test build the walk sleeps after each member
+#   it takes (test_delay_init_us), about 3 s in all, and the loop of su is
+#   the first member it takes: every su in that time is in the window;
 # - a job joined before pnotify_register() has counted it (its job
 #   notifier is live first, and the registration waits for another
 #   subscriber's slow unregister) forks as any other: the child runs.
@@ -19,16 +25,20 @@ sleepers=$(pn_scale 200)
 member='read x < /tmp/go; keyctl rdescribe @s >> /tmp/ses'
 mkfifo /tmp/go
 exec 3<>/tmp/go
+! pn_test_build test_delay_init_us ||
+	echo $((3000000 / (sleepers + forks / 10))) > /sys/module/pnotify/parameters/test_delay_init_us
 for round in 1 2 3; do
-	rm -f /tmp/forker.done /tmp/ses
+	rm -f /tmp/forker.done /tmp/ses /tmp/stop /tmp/foreign
 	# The sleepers lengthen the walk before the forker's turn.
-	jobctl create -- sh -c "for i in \$(seq $sleepers); do sh -c '$member' & done
+	jobctl create -- sh -c "( until [ -e /tmp/stop ]; do su -s /bin/sh nobody -c 'keyctl rdescribe @s' >> /tmp/foreign 2>&1; done ) &
+		for i in \$(seq $sleepers); do sh -c '$member' & done
 		( for i in \$(seq $forks); do sh -c '$member' & done; echo done > /tmp/forker.done ) &
 		wait" > /tmp/jid &
 	pn_wait_file /tmp/jid
 	pn_wait_until "the forker to start" sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" -gt '"$((sleepers + 10))"' ]'
 	pn_load keyring_bridge
 	pn_wait_file /tmp/forker.done
+	touch /tmp/stop
 	pn_log "round $round: $(followers job) job members, $(followers keyring_bridge) keyring_bridge subscriptions"
 	members=$((sleepers + forks))
 	yes | head -n "$members" >&3
@@ -38,10 +48,16 @@ for round in 1 2 3; do
 	with=$(grep -c ";$name\$" /tmp/ses)
 	[ "$with" = "$members" ] ||
 		pn_fail "round $round: $with of $members members have their job's keyring: $(grep -v ";$name\$" /tmp/ses | sort | uniq -c | head -n 3)"
+	foreign=$(grep -c ";$name\$" /tmp/foreign)
+	[ "$foreign" = 0 ] ||
+		pn_fail "round $round: $foreign of $(wc -l < /tmp/foreign) shells of nobody in root's job kept its keyring"
+	pn_log "round $round: $(wc -l < /tmp/foreign) shells of nobody in root's job, none with its keyring"
 	pn_wait_until "the job to end" sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" = 0 ]'
 	pn_unload keyring_bridge
 done
 exec 3>&-
+! pn_test_build test_delay_init_us ||
+	echo 0 > /sys/module/pnotify/parameters/test_delay_init_us
 
 # pn_register_mutex held by an unregister whose exit callbacks sleep.
 pn_load pnotify_testsub sleep_ms=4000
