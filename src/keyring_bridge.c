@@ -65,6 +65,12 @@ module_param(mode, charp, 0444);
 MODULE_PARM_DESC(mode, "session (default), link or off");
 
 static enum kb_mode kb_mode;
+/*
+ * While pnotify_register() walks the running tasks: a child left
+ * unsubscribed would be offered to kb_init() at the walk's next pass, and
+ * a job that keeps forking would keep it from ending.
+ */
+static bool kb_registering;
 
 static DEFINE_MUTEX(kb_lock);
 static DEFINE_HASHTABLE(kb_keyrings, 8);
@@ -453,8 +459,8 @@ static void kb_join_run(struct task_struct *task,
  * In the fork hook (atomic, see pnotify.h).  A child is treated as joining
  * when it was forked before its parent's join was settled: it settles its
  * own in kb_fork(), in its own context.  Any other child keeps what it
- * inherited and is not subscribed: its execs reach kb_watcher through its
- * job.  The parent's join lives as long as its subscription is linked, as
+ * inherited and is not subscribed (but during the registration's walk):
+ * its execs reach kb_watcher through its job.  The parent's join lives as long as its subscription is linked, as
  * it is during the hook; it is read without its lock, which is taken with
  * interrupts on.
  */
@@ -466,12 +472,12 @@ static int kb_inherit(struct task_struct *child,
 	struct kb_join *join = smp_load_acquire(&parent->data);
 	u64 settled_ns;
 
-	if (!join)
-		return PNOTIFY_SKIP;
-	settled_ns = READ_ONCE(join->settled_ns);
-	if (settled_ns && child->start_time > settled_ns)
-		return PNOTIFY_SKIP;
-	return PNOTIFY_CALL_FORK;
+	if (join) {
+		settled_ns = READ_ONCE(join->settled_ns);
+		if (!settled_ns || child->start_time <= settled_ns)
+			return PNOTIFY_CALL_FORK;
+	}
+	return READ_ONCE(kb_registering) ? 0 : PNOTIFY_SKIP;
 }
 
 /* After kb_inherit() found the parent's join unsettled at the fork. */
@@ -709,6 +715,25 @@ static int kb_proc_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/*
+ * At unload, or a failed load: the keyrings of the jobs still alive, revoked
+ * as if they had ended, under kb_lock, which the exec watcher's lookup
+ * takes.
+ */
+static void kb_keyrings_revoke_all(void)
+{
+	struct kb_keyring *kr;
+	struct hlist_node *tmp;
+	unsigned int bkt;
+
+	mutex_lock(&kb_lock);
+	hash_for_each_safe(kb_keyrings, bkt, tmp, kr, node) {
+		hash_del(&kr->node);
+		kb_keyring_destroy(kr);
+	}
+	mutex_unlock(&kb_lock);
+}
+
 static int __init kb_module_init(void)
 {
 	int err;
@@ -731,7 +756,9 @@ static int __init kb_module_init(void)
 	 * sees its exec with foreign credentials.
 	 */
 	job_register_exec_watcher(&kb_watcher);
+	kb_registering = true;
 	err = pnotify_register(&kb_events);
+	WRITE_ONCE(kb_registering, false);
 	if (err)
 		goto out_watcher;
 	if (!proc_create_single("keyring_bridge", 0400, NULL, kb_proc_show)) {
@@ -746,32 +773,26 @@ static int __init kb_module_init(void)
 out_events:
 	pnotify_unregister(&kb_events);
 out_watcher:
-	job_unregister_exec_watcher(&kb_watcher);
 	job_unregister_notifier(&kb_notifier);
+	kb_keyrings_revoke_all();
+	job_unregister_exec_watcher(&kb_watcher);
 out_key_type:
 	unregister_key_type(&kb_job_key_type);
 	return err;
 }
 
 /*
- * No more joins or ends reach us, then every subscription ends; the
- * watcher goes last, for members that exec meanwhile: then the keyrings of
- * the jobs still alive are revoked as if they had ended.
+ * No more joins or ends reach us, then every subscription ends, and the
+ * keyrings of the jobs still alive are revoked as if they had ended; the
+ * watcher goes last, for the members that exec meanwhile.
  */
 static void __exit kb_module_exit(void)
 {
-	struct kb_keyring *kr;
-	struct hlist_node *tmp;
-	unsigned int bkt;
-
 	remove_proc_entry("keyring_bridge", NULL);
 	job_unregister_notifier(&kb_notifier);
 	pnotify_unregister(&kb_events);
+	kb_keyrings_revoke_all();
 	job_unregister_exec_watcher(&kb_watcher);
-	hash_for_each_safe(kb_keyrings, bkt, tmp, kr, node) {
-		hash_del(&kr->node);
-		kb_keyring_destroy(kr);
-	}
 	unregister_key_type(&kb_job_key_type);
 }
 

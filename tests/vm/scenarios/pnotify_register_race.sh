@@ -7,8 +7,10 @@
 #   keyring up, from the first join that settles on: its su was forked
 #   from a member whose join had settled, unsubscribed, and only the exec
 #   watcher sees it.  In the test build the walk sleeps after each member
-#   it takes (test_delay_init_us), about 3 s in all, and the loop of su is
-#   the first member it takes: every su in that time is in the window;
+#   it takes (test_delay_init_us), seconds in all, and the loop of su is
+#   among the first members it takes: every su in that time is in the
+#   window;
+# - the walk ends within its passes ("tasks kept forking during init");
 # - a job joined before pnotify_register() has counted it (its job
 #   notifier is live first, and the registration waits for another
 #   subscriber's slow unregister) forks as any other: the child runs.
@@ -48,14 +50,19 @@ for round in 1 2 3; do
 	with=$(grep -c ";$name\$" /tmp/ses)
 	[ "$with" = "$members" ] ||
 		pn_fail "round $round: $with of $members members have their job's keyring: $(grep -v ";$name\$" /tmp/ses | sort | uniq -c | head -n 3)"
+	grep -q ';_uid_ses.65534$' /tmp/foreign ||
+		pn_fail "round $round: no shell of nobody ran without the job's keyring: $(sort /tmp/foreign | uniq -c | head -n 3)"
 	foreign=$(grep -c ";$name\$" /tmp/foreign)
 	[ "$foreign" = 0 ] ||
 		pn_fail "round $round: $foreign of $(wc -l < /tmp/foreign) shells of nobody in root's job kept its keyring"
 	pn_log "round $round: $(wc -l < /tmp/foreign) shells of nobody in root's job, none with its keyring"
+	jobctl kill -KILL "$(head -n 1 /tmp/jid)" > /dev/null
 	pn_wait_until "the job to end" sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" = 0 ]'
 	pn_unload keyring_bridge
 done
 exec 3>&-
+! dmesg | grep 'kept forking during init' ||
+	pn_fail "keyring_bridge's registration walk did not end"
 ! pn_test_build test_delay_init_us ||
 	echo 0 > /sys/module/pnotify/parameters/test_delay_init_us
 
