@@ -460,9 +460,9 @@ static void kb_join_run(struct task_struct *task,
  * when it was forked before its parent's join was settled: it settles its
  * own in kb_fork(), in its own context.  Any other child keeps what it
  * inherited and is not subscribed (but during the registration's walk):
- * its execs reach kb_watcher through its job.  The parent's join lives as long as its subscription is linked, as
- * it is during the hook; it is read without its lock, which is taken with
- * interrupts on.
+ * its execs reach kb_watcher through its job.  The parent's join lives as
+ * long as its subscription is linked, as it is during the hook; it is read
+ * without its lock, which is taken with interrupts on.
  */
 static int kb_inherit(struct task_struct *child,
 		      struct pnotify_subscriber *sub,
@@ -756,7 +756,7 @@ static int __init kb_module_init(void)
 	 * sees its exec with foreign credentials.
 	 */
 	job_register_exec_watcher(&kb_watcher);
-	kb_registering = true;
+	WRITE_ONCE(kb_registering, true);
 	err = pnotify_register(&kb_events);
 	WRITE_ONCE(kb_registering, false);
 	if (err)

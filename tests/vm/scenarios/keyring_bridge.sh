@@ -38,8 +38,8 @@ keyctl rdescribe "$serial" | grep -q "_job.$(printf %016x "$jid_a")" ||
 	pn_fail "keyring $serial is not named after $jid_a"
 
 # keyring_bridge does not subscribe the children of a member whose join is
-# settled: their execs reach it through job (job_register_exec_watcher()).  Here the joined shell is
-# subscribed, its 5 sleepers and the awk are not.
+# settled: their execs reach it through job (job_register_exec_watcher()).
+# Here the joined shell is subscribed, its 5 sleepers and the awk are not.
 followers() { awk -v k="$1" '$1 == k { print $2 }' /proc/pnotify; }
 # Once job A's forks have exited, its sleep is all that is followed.
 pn_wait_until "job A's forks to exit" sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" = 1 ]'

@@ -60,7 +60,7 @@ for round in 1 2; do
 	pn_unload keyring_bridge
 done
 exec 3>&-
-! dmesg | grep 'kept forking during init' ||
+! dmesg | grep 'keyring_bridge: tasks kept forking during init' ||
 	pn_fail "keyring_bridge's registration walk did not end"
 ! pn_test_build test_delay_init_us ||
 	echo 0 > /sys/module/pnotify/parameters/test_delay_init_us
