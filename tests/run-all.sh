@@ -68,15 +68,18 @@ has_lane() {
 }
 
 # The stock lane; accounting by virtual time on a nohz_full CPU (its own
-# boot); and the benchmarks' instruction counter (a QEMU plugin) on the
-# stock kernel.
+# boot); and what the benchmarks stand on, on the stock kernel: the
+# instruction counter (a QEMU plugin), and 2 vCPUs under -icount.
 stock_lanes() {
+	local check
 	has_lane stock || return 0
 	vm_lane stock all
 	vm_lane stock-vtime --append nohz_full=1 --env PN_VTIME_LANE=1 job_vtime
-	echo "== icount plugin"
-	"$top/tests/check-icount-plugin.sh" 2>&1 | tee "$top/build/icount-plugin.log"
-	add_counts "$(tail -n 1 "$top/build/icount-plugin.log")" icount-plugin
+	for check in icount-plugin icount-smp; do
+		echo "== $check"
+		"$top/tests/check-$check.sh" 2>&1 | tee "$top/build/$check.log"
+		add_counts "$(tail -n 1 "$top/build/$check.log")" "$check"
+	done
 }
 
 # copy_tree DIR: the work tree's files (build/ aside) copied into DIR, for a
