@@ -107,6 +107,11 @@ run() {
 }
 
 [ "$(id -u)" = 0 ] || { echo "debian-chroot.sh: needs root (debootstrap, chroot, mount)" >&2; exit 1; }
+# A chroot made is never changed by its name's holder: its path needs no lock.
+if [ "$action" = path ] && [ -e "$root/.pnotify-chroot-complete" ]; then
+	echo "$root"
+	exit 0
+fi
 mkdir -p "$cache"
 exec 9> "$cache/chroot-$release-$hash.lock"
 flock 9

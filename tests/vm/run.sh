@@ -38,7 +38,7 @@ usage: $0 [options] SCENARIO... | all
   --parse LOG SCENARIO...   only check an existing console log
 env: PN_VM_ACCEL=kvm, PN_VM_MEM (MiB, default 1024), PN_VM_SMP (default 2),
      PN_VM_QEMU_ARGS (more QEMU arguments, split at spaces),
-     PN_VM_QEMU (the QEMU command, default qemu-system-x86_64; e.g.
+     PN_VM_QEMU (the QEMU program, default qemu-system-x86_64; e.g.
      scripts/qemu-trixie.sh)
 USAGE
 	exit 2
@@ -228,8 +228,7 @@ cmdline="console=ttyS0 loglevel=4 printk.time=1 log_buf_len=8M panic=-1"
 # feature bits for a moment, and an interrupt in that window sees
 # pgtable_l5_enabled() false, so KASAN reports the direct map's 5-level
 # addresses as wild accesses (seen at 0.03 s, before any module).
-# shellcheck disable=SC2206 # a command and its arguments
-qemu=(${PN_VM_QEMU:-qemu-system-x86_64} -cpu "${PN_VM_CPU:-max,la57=off}" -smp "${PN_VM_SMP:-2}" -m "${PN_VM_MEM:-1024}"
+qemu=("${PN_VM_QEMU:-qemu-system-x86_64}" -cpu "${PN_VM_CPU:-max,la57=off}" -smp "${PN_VM_SMP:-2}" -m "${PN_VM_MEM:-1024}"
 	-nographic -no-reboot -net none -kernel "$kernel" -initrd "$initrd")
 if [ "${PN_VM_ACCEL:-tcg}" = kvm ]; then
 	qemu+=(-accel kvm)
