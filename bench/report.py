@@ -514,10 +514,13 @@ def main():
                'the guest time beside them follows the instruction count.',
                '', text, '']
     others = [t for t, *_ in OVERHEAD_SECTIONS + KERNEL_SECTIONS if t in tables]
+    timed = ('timed in host time, which moves with the load of the host '
+             'by 10 to 50% from round to round')
+    if 'smp' in tables:
+        timed += (' (but "stress-ng on 2 vCPUs, in guest time", under '
+                  '-icount)')
     md += [] if not others else ['The other tables: each comparison is one boot of the stock '
-           'kernel under QEMU TCG with 2 vCPUs, timed in host time, which '
-           'moves with the load of the host by 10 to 50% from round to '
-           'round, except the stress-ng table in guest time (icount).  '
+           f'kernel under QEMU TCG with 2 vCPUs, {timed}.  '
            'The configurations run interleaved, round after round.  A cell '
            'reads: median value, **median overhead** against the base '
            'configuration [smallest, largest overhead of a round]; + is '

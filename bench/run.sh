@@ -119,6 +119,7 @@ for c in $comparisons; do
 	echo "== $c: tests/vm/run.sh ${args[*]}"
 	{
 		echo "run $c: $(printf '%q ' "${vm_env[@]}")tests/vm/run.sh $(printf '%q ' "${args[@]}")"
+		echo "qemu $c: $("${qemu[$c]:-qemu-system-x86_64}" --version 2>/dev/null | head -n 1)"
 		echo "load $c: $(cut -d' ' -f1-3 /proc/loadavg) (host load average before)"
 	} >> "$meta"
 	t0=$SECONDS
