@@ -6,15 +6,15 @@
 #
 #   scripts/debian-chroot.sh RELEASE path          # build it if needed, print it
 #   scripts/debian-chroot.sh RELEASE deps PKG...   # install-deps.sh in it
-#   scripts/debian-chroot.sh RELEASE run [--bind DIR]... CMD...
+#   scripts/debian-chroot.sh RELEASE run [--bind DIR] CMD...
 #
 # RELEASE is bullseye, bookworm or trixie (bookworm also has
 # bookworm-backports).  The chroot is $PN_CACHE (default /var/cache/pnotify)
 # /chroot-RELEASE-<hash>, <hash> that of its recipe and the mirrors, so that
 # a change of recipe makes a new one.  `run` mounts /proc, /sys and /dev in
-# it, and each DIR (absolute) at the same path inside, for the command only;
-# one command at a time per chroot (a lock).  Packages installed by `deps`
-# stay in the cache: they are what that release's users install too.
+# it, and DIR (absolute) at the same path inside, for the command only; one
+# command at a time per chroot (a lock).  Packages installed by `deps` stay
+# in the cache: they are what that release's users install too.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -74,13 +74,13 @@ create() {
 hash=$( { declare -f sources create; echo "$release $mirror $security"; } | sha256sum | cut -c1-16)
 root=$cache/chroot-$release-$hash
 
-# run [--bind DIR]... CMD...: CMD in the chroot, with the mounts it needs.
+# run [--bind DIR] CMD...: CMD in the chroot, with the mounts it needs.
 run() {
-	local binds=() mounts=() m rc=0
-	while [ "${1:-}" = --bind ]; do
-		binds+=("$2")
+	local bind='' mounts=() m rc=0
+	if [ "${1:-}" = --bind ]; then
+		bind=$2
 		shift 2
-	done
+	fi
 	[ $# -gt 0 ] || usage
 	cleanup() {
 		local i
@@ -94,11 +94,11 @@ run() {
 		mount --bind "/$m" "$root/$m"
 		mounts+=("$root/$m")
 	done
-	for m in "${binds[@]}"; do
-		mkdir -p "$root$m"
-		mount --bind "$m" "$root$m"
-		mounts+=("$root$m")
-	done
+	if [ -n "$bind" ]; then
+		mkdir -p "$root$bind"
+		mount --bind "$bind" "$root$bind"
+		mounts+=("$root$bind")
+	fi
 	chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 HOME=/root "$@" || rc=$?
 	cleanup
