@@ -1725,25 +1725,33 @@ static void pn_prep_work(struct callback_head *work)
 
 /* ---- exec --------------------------------------------------------------- */
 
-/* References @e's subscriptions into a new array; NULL when it has none. */
-static struct pnotify_subscriber **pn_task_snapshot(struct pn_task *e,
-						    unsigned int *nr)
+/* Most tasks have a subscription or two: their execs allocate nothing. */
+#define PN_SNAPSHOT_ON_STACK 4
+
+/*
+ * References @e's subscriptions into @stack, or into a new array when they
+ * are more than PN_SNAPSHOT_ON_STACK, and returns it.  That allocation
+ * cannot fail: an exec's callbacks are never skipped for want of memory
+ * (keyring_bridge gives a job's keyring up in one).
+ */
+static struct pnotify_subscriber **
+pn_task_snapshot(struct pn_task *e, struct pnotify_subscriber **stack,
+		 unsigned int *nr)
 {
-	struct pnotify_subscriber **subs = NULL, *sub;
-	unsigned int cap;
+	struct pnotify_subscriber **subs = stack, *sub;
+	unsigned int cap = PN_SNAPSHOT_ON_STACK;
 
 	for (;;) {
-		cap = READ_ONCE(e->nr_subs);
-		if (cap) {
-			subs = kmalloc_array(cap, sizeof(*subs), GFP_KERNEL);
-			if (!subs)
-				return NULL;
-		}
 		pn_entry_lock(e);
 		if (e->nr_subs <= cap)
 			break;
+		cap = e->nr_subs;
 		pn_entry_unlock(e);
-		kfree(subs);
+		if (subs != stack)
+			kfree(subs);
+		/* A pointer per subscriber registered: small. */
+		subs = kmalloc_array(cap, sizeof(*subs),
+				     GFP_KERNEL | __GFP_NOFAIL);
 	}
 	*nr = 0;
 	list_for_each_entry(sub, &e->subs, task_link) {
@@ -1761,12 +1769,12 @@ static struct pnotify_subscriber **pn_task_snapshot(struct pn_task *e,
  */
 static void pn_dispatch_exec(struct pn_task *e, struct task_struct *task)
 {
-	struct pnotify_subscriber **subs;
-	unsigned int nr = 0, i;
+	struct pnotify_subscriber *stack[PN_SNAPSHOT_ON_STACK], **subs;
+	unsigned int nr, i;
 	int cookie;
 
 	cookie = pn_read_lock();
-	subs = pn_task_snapshot(e, &nr);
+	subs = pn_task_snapshot(e, stack, &nr);
 	for (i = 0; i < nr; i++) {
 		struct pnotify_events *events = subs[i]->events;
 
@@ -1777,7 +1785,8 @@ static void pn_dispatch_exec(struct pn_task *e, struct task_struct *task)
 		pn_sub_put(subs[i]);
 	}
 	pn_read_unlock(cookie);
-	kfree(subs);
+	if (subs != stack)
+		kfree(subs);
 }
 
 static void pn_exec_work(struct callback_head *work)

@@ -4,7 +4,7 @@
  * children that exit at once, reaping each, and reports how often fork
  * failed, the elapsed time and the forks per second.
  *
- *   forkexit [-q] [-j] [-F] N
+ *   forkexit [-q] [-j] [-F] [-x PROGRAM] N
  *
  * -q prints one machine-readable line:
  *   forks=N errors=E seconds=S per_second=P
@@ -13,6 +13,9 @@
  *    Children killed before they ran (a failed fork callback) are counted.
  * -F turns on fault injection for itself and its children once started
  *    (/proc/self/make-it-fail, with a failslab kernel set up by the caller).
+ * -x makes each child exec PROGRAM (with no argument) instead of exiting
+ *    (after its -j check), and counts the children that exit 0: those whose
+ *    exec ran a program that exits 0, such as true (ran=R with -q).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,12 +32,12 @@
 enum { CHILD_IN_JOB, CHILD_ESCAPED = 3, CHILD_UNKNOWN = 4 };
 
 struct forkexit_counts {
-	long errors, escaped, killed;
+	long errors, escaped, killed, ran;
 };
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: forkexit [-q] [-j] [-F] N\n");
+	fprintf(stderr, "usage: forkexit [-q] [-j] [-F] [-x PROGRAM] N\n");
 	exit(2);
 }
 
@@ -66,8 +69,20 @@ static int child_job_status(jid_t parent_jid)
 	return CHILD_ESCAPED;
 }
 
-/* Forks one child that exits at once and reaps it. */
-static void fork_and_reap(bool check_job, jid_t jid,
+/* The child: its -j check, then its exit or @program. */
+static void child_run(bool check_job, jid_t jid, const char *program)
+{
+	int status = check_job ? child_job_status(jid) : CHILD_IN_JOB;
+
+	if (program && status == CHILD_IN_JOB) {
+		execl(program, program, (char *)NULL);
+		_exit(127);
+	}
+	_exit(status);
+}
+
+/* Forks one child that exits at once, or execs @program, and reaps it. */
+static void fork_and_reap(bool check_job, jid_t jid, const char *program,
 			  struct forkexit_counts *counts)
 {
 	pid_t pid = fork();
@@ -78,32 +93,37 @@ static void fork_and_reap(bool check_job, jid_t jid,
 		return;
 	}
 	if (pid == 0)
-		_exit(check_job ? child_job_status(jid) : 0);
+		child_run(check_job, jid, program);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFSIGNALED(status))
 		counts->killed++;
 	else if (WEXITSTATUS(status) == CHILD_ESCAPED)
 		counts->escaped++;
+	else if (WEXITSTATUS(status) == 0)
+		counts->ran++;
 }
 
 int main(int argc, char **argv)
 {
 	bool quiet = false, check_job = false, inject = false;
 	struct forkexit_counts counts = { 0 };
+	const char *program = NULL;
 	jid_t jid = 0;
 	long forks;
 	double start, seconds, per_second;
 	char *end;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "qjF")) != -1) {
+	while ((opt = getopt(argc, argv, "qjFx:")) != -1) {
 		if (opt == 'q')
 			quiet = true;
 		else if (opt == 'j')
 			check_job = true;
 		else if (opt == 'F')
 			inject = true;
+		else if (opt == 'x')
+			program = optarg;
 		else
 			usage();
 	}
@@ -129,7 +149,7 @@ int main(int argc, char **argv)
 	}
 	start = now_seconds();
 	for (long i = 0; i < forks; i++)
-		fork_and_reap(check_job, jid, &counts);
+		fork_and_reap(check_job, jid, program, &counts);
 	seconds = now_seconds() - start;
 	/* The report must not fail: retry until injection is off. */
 	while (inject && !make_it_fail(false))
@@ -142,6 +162,8 @@ int main(int argc, char **argv)
 		if (check_job)
 			printf(" escaped=%ld killed=%ld", counts.escaped,
 			       counts.killed);
+		if (program)
+			printf(" ran=%ld", counts.ran);
 		putchar('\n');
 	} else {
 		printf("Fork returned an error: %ld times\n", counts.errors);
@@ -150,6 +172,8 @@ int main(int argc, char **argv)
 		if (check_job)
 			printf("%ld children escaped the job, %ld were killed\n",
 			       counts.escaped, counts.killed);
+		if (program)
+			printf("%ld children ran %s\n", counts.ran, program);
 	}
 	return counts.escaped ? 1 : 0;
 }

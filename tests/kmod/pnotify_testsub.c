@@ -12,7 +12,8 @@
  *                        them (return -ENOMEM: they must die unseen)
  *   "call [PID]"         pnotify_call() on its subscription: "call: N"
  *                        counts those run, each checked to run in its task
- * Reading gives the counters and whether the reader is subscribed.
+ * Reading gives the counters, whether the reader is subscribed and how many
+ * exec callbacks its subscription has had ("execs here").
  *
  * With leave=1 it also has the exit's atomic step, leave(): checked to run
  * atomic in the exiting task itself, it ends the subscriptions of tasks
@@ -61,6 +62,7 @@ static const char * const testsub_modes[] = {
 struct testsub_data {
 	enum testsub_mode mode;
 	atomic_t exits;			/* exit callbacks run for it */
+	atomic_t execs;			/* exec callbacks run for it */
 	pid_t pid;			/* of the task it was made for */
 	struct list_head link;		/* on testsub_all, until unload */
 };
@@ -140,7 +142,10 @@ static int testsub_fork(struct task_struct *task, struct pnotify_subscriber *sub
 
 static void testsub_exec(struct task_struct *task, struct pnotify_subscriber *sub)
 {
+	struct testsub_data *d = sub->data;
+
 	testsub_sleep(task, true);
+	atomic_inc(&d->execs);
 	atomic_long_inc(&nr_exec);
 }
 
@@ -205,8 +210,11 @@ static int testsub_show(struct seq_file *m, void *v)
 
 	sub = pnotify_get_subscriber(current, testsub_events.name);
 	seq_printf(m, "subscribed: %d\n", !!sub);
-	if (sub)
+	if (sub) {
+		seq_printf(m, "execs here: %d\n",
+			   atomic_read(&((struct testsub_data *)sub->data)->execs));
 		pnotify_put_subscriber(sub);
+	}
 	seq_printf(m, "fork: %ld\nexec: %ld\nexit: %ld\nunsubscribe: %ld\n",
 		   atomic_long_read(&nr_fork), atomic_long_read(&nr_exec),
 		   atomic_long_read(&nr_exit), atomic_long_read(&nr_unsub));

@@ -37,6 +37,34 @@ ours=$(awk '$1 == "fork_failures:" { n += $2 } $1 ~ /^(job|testsub)$/ { n += $7 
 pn_log "$ours failures in pnotify's hooks and callbacks"
 [ "$ours" -gt 0 ] || pn_fail "no failure reached pnotify's own allocations"
 grep -q 'escaped=0' /tmp/out || pn_fail "children escaped"
+
+# Execs under the same failures: none may skip its exec callback for want
+# of memory (keyring_bridge gives a job's keyring up in one).  Each child
+# execs a script that, failures off, reads its subscription's count.
+# With 2% of allocations failing, a skip in one exec work in 50 would show
+# in all but 1 run in 400.
+execs=2000
+cat > /tmp/exec-check <<'EOF'
+#!/bin/sh
+until echo 0 > /proc/self/make-it-fail; do :; done 2> /dev/null
+# Read by the shell itself: a child would read its own subscription.
+while read -r word1 word2 count; do
+	[ "$word1 $word2 $count" = "execs here: 0" ] &&
+		echo "pid $$" >> /tmp/exec-skips
+done < /proc/pnotify_testsub
+exit 0
+EOF
+chmod +x /tmp/exec-check
+rm -f /tmp/exec-skips
+echo 2 > "$F/probability"
+sh -c "echo subscribe > /proc/pnotify_testsub &&
+	exec forkexit -q -F -x /tmp/exec-check $execs" > /tmp/out ||
+	pn_fail "forkexit -x failed: $(cat /tmp/out)"
+echo 0 > "$F/probability"
+pn_log "$(cat /tmp/out)"
+grep -q ' ran=[1-9]' /tmp/out || pn_fail "no exec ran under failslab"
+[ ! -s /tmp/exec-skips ] ||
+	pn_fail "$(wc -l < /tmp/exec-skips) execs ran without their exec callback"
 pn_unload pnotify_testsub
 pn_unload job
 pn_wait_until "pnotify's entries to go" grep -q '^tasks: 0$' /proc/pnotify
