@@ -164,9 +164,13 @@ static DEFINE_RAW_SPINLOCK(pn_calls_lock);
 /* Woken when works in flight or a subscriber's subscriptions drain. */
 static DECLARE_WAIT_QUEUE_HEAD(pn_drain_wq);
 
+/* Most tasks have a subscription or two: their execs allocate nothing. */
+#define PN_SNAPSHOT_ON_STACK 4
+
 /*
  * Test builds only (make modules PNOTIFY_TEST_DELAYS=y, the debug lane's):
- * knobs that widen the windows unloading races with, all off until set.
+ * knobs that widen the windows unloading races with, all off until set,
+ * and one that makes an exec's snapshot allocate.
  */
 #ifdef PNOTIFY_TEST_DELAYS
 static unsigned int test_delay_end_us;
@@ -206,6 +210,14 @@ module_param(test_delay_call_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_call_us,
 		 "test only: spin (atomic) in a call's work between taking the call off its subscription and referencing it");
 
+static unsigned int test_snapshot_on_stack = PN_SNAPSHOT_ON_STACK;
+module_param(test_snapshot_on_stack, uint, 0644);
+MODULE_PARM_DESC(test_snapshot_on_stack,
+		 "test only: how many subscriptions an exec's snapshot takes on the stack (at most 4) before it allocates");
+
+#define pn_snapshot_on_stack() \
+	min_t(unsigned int, READ_ONCE(test_snapshot_on_stack), \
+	      PN_SNAPSHOT_ON_STACK)
 #define pn_test_sleep(name) fsleep(READ_ONCE(test_delay_##name##_us))
 #define pn_test_spin(name) pn_test_spin_us(READ_ONCE(test_delay_##name##_us))
 
@@ -270,6 +282,7 @@ static void pn_test_build_says_so(void)
 	pr_warn("test build (PNOTIFY_TEST_DELAYS=y): its test_* parameters widen race windows; not for production use\n");
 }
 #else
+#define pn_snapshot_on_stack() PN_SNAPSHOT_ON_STACK
 #define pn_test_sleep(name) do { } while (0)
 #define pn_test_spin(name) do { } while (0)
 static inline void pn_test_work_end(void) { }
@@ -1725,9 +1738,6 @@ static void pn_prep_work(struct callback_head *work)
 
 /* ---- exec --------------------------------------------------------------- */
 
-/* Most tasks have a subscription or two: their execs allocate nothing. */
-#define PN_SNAPSHOT_ON_STACK 4
-
 /*
  * References @e's subscriptions into @stack, or into a new array when they
  * are more than PN_SNAPSHOT_ON_STACK, and returns it.  That allocation
@@ -1739,7 +1749,7 @@ pn_task_snapshot(struct pn_task *e, struct pnotify_subscriber **stack,
 		 unsigned int *nr)
 {
 	struct pnotify_subscriber **subs = stack, *sub;
-	unsigned int cap = PN_SNAPSHOT_ON_STACK;
+	unsigned int cap = pn_snapshot_on_stack();
 
 	for (;;) {
 		pn_entry_lock(e);

@@ -4,7 +4,7 @@
  * children that exit at once, reaping each, and reports how often fork
  * failed, the elapsed time and the forks per second.
  *
- *   forkexit [-q] [-j] [-F] [-x PROGRAM] N
+ *   forkexit [-q] [-j | -x PROGRAM] [-F] N
  *
  * -q prints one machine-readable line:
  *   forks=N errors=E seconds=S per_second=P
@@ -13,9 +13,9 @@
  *    Children killed before they ran (a failed fork callback) are counted.
  * -F turns on fault injection for itself and its children once started
  *    (/proc/self/make-it-fail, with a failslab kernel set up by the caller).
- * -x makes each child exec PROGRAM (with no argument) instead of exiting
- *    (after its -j check), and counts the children that exit 0: those whose
- *    exec ran a program that exits 0, such as true (ran=R with -q).
+ * -x makes each child exec PROGRAM (with no argument) instead of exiting,
+ *    and counts the children that exit 0 (ran=R with -q) and those that
+ *    exit otherwise (failed=F); not with -j.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,12 +32,12 @@
 enum { CHILD_IN_JOB, CHILD_ESCAPED = 3, CHILD_UNKNOWN = 4 };
 
 struct forkexit_counts {
-	long errors, escaped, killed, ran;
+	long errors, escaped, killed, ran, failed;
 };
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: forkexit [-q] [-j] [-F] [-x PROGRAM] N\n");
+	fprintf(stderr, "usage: forkexit [-q] [-j | -x PROGRAM] [-F] N\n");
 	exit(2);
 }
 
@@ -69,24 +69,25 @@ static int child_job_status(jid_t parent_jid)
 	return CHILD_ESCAPED;
 }
 
-/* The child: its -j check, then its exit or @program. */
+/* The child: its exit, after its -j check, or @program. */
 static void child_run(bool check_job, jid_t jid, const char *program)
 {
-	int status = check_job ? child_job_status(jid) : CHILD_IN_JOB;
-
-	if (program && status == CHILD_IN_JOB) {
+	if (program) {
 		execl(program, program, (char *)NULL);
 		_exit(127);
 	}
-	_exit(status);
+	_exit(check_job ? child_job_status(jid) : CHILD_IN_JOB);
 }
 
-/* Forks one child that exits at once, or execs @program, and reaps it. */
+/*
+ * Forks one child that exits at once, or execs @program, and reaps it.
+ * A child that cannot be reaped counts as a fork error.
+ */
 static void fork_and_reap(bool check_job, jid_t jid, const char *program,
 			  struct forkexit_counts *counts)
 {
 	pid_t pid = fork();
-	int status;
+	int status = 0;
 
 	if (pid < 0) {
 		counts->errors++;
@@ -94,14 +95,18 @@ static void fork_and_reap(bool check_job, jid_t jid, const char *program,
 	}
 	if (pid == 0)
 		child_run(check_job, jid, program);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			counts->errors++;
+			return;
+		}
+	}
 	if (WIFSIGNALED(status))
 		counts->killed++;
-	else if (WEXITSTATUS(status) == CHILD_ESCAPED)
+	else if (program)
+		*(WEXITSTATUS(status) ? &counts->failed : &counts->ran) += 1;
+	else if (check_job && WEXITSTATUS(status) == CHILD_ESCAPED)
 		counts->escaped++;
-	else if (WEXITSTATUS(status) == 0)
-		counts->ran++;
 }
 
 int main(int argc, char **argv)
@@ -127,7 +132,7 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (optind != argc - 1)
+	if (optind != argc - 1 || (check_job && program))
 		usage();
 	errno = 0;
 	forks = strtol(argv[optind], &end, 10);
@@ -163,7 +168,8 @@ int main(int argc, char **argv)
 			printf(" escaped=%ld killed=%ld", counts.escaped,
 			       counts.killed);
 		if (program)
-			printf(" ran=%ld", counts.ran);
+			printf(" ran=%ld failed=%ld", counts.ran,
+			       counts.failed);
 		putchar('\n');
 	} else {
 		printf("Fork returned an error: %ld times\n", counts.errors);
@@ -173,7 +179,8 @@ int main(int argc, char **argv)
 			printf("%ld children escaped the job, %ld were killed\n",
 			       counts.escaped, counts.killed);
 		if (program)
-			printf("%ld children ran %s\n", counts.ran, program);
+			printf("%ld children ran %s and exited 0, %ld otherwise\n",
+			       counts.ran, program, counts.failed);
 	}
 	return counts.escaped ? 1 : 0;
 }
