@@ -280,38 +280,36 @@ static void kb_keyring_destroy(struct kb_keyring *kr)
 
 /*
  * A join not yet settled, as the data of the task's subscription: the
- * session keyring it joined with, the owner of the job it joined, and
- * when its keyring was installed, or declined for good (0: not yet; the
- * task waits to run as the owner).  Children forked before that moment
- * are treated as joining too.
+ * session keyring it joined with, and when its keyring was installed, or
+ * declined for good (0: not yet; the task waits to run as the owner).
+ * Children forked before that moment are treated as joining too.
  */
 struct kb_join {
 	struct rcu_head rcu;	/* freed by kb_leave(), atomic */
 	spinlock_t lock;
 	key_serial_t before;
-	kuid_t owner;		/* read unlocked by kb_exec_due() */
 	u64 settled_ns;
 	unsigned int gen;	/* the task's joins so far */
 };
 
-static struct kb_join *kb_join_new(key_serial_t before, kuid_t owner)
+static struct kb_join *kb_join_new(key_serial_t before)
 {
 	struct kb_join *join = kzalloc(sizeof(*join), GFP_KERNEL);
 
 	if (join) {
 		spin_lock_init(&join->lock);
 		join->before = before;
-		join->owner = owner;
 	}
 	return join;
 }
 
 /*
- * Makes @sub's join unsettled again, as @join was made; @join is a new one
- * for a subscription that has none, freed if not needed.
+ * Makes @sub's join unsettled again, made with the session keyring
+ * @before; @join is a new one for a subscription that has none, freed if
+ * not needed.
  */
 static void kb_join_restart(struct pnotify_subscriber *sub,
-			    struct kb_join *join)
+			    struct kb_join *join, key_serial_t before)
 {
 	struct kb_join *old;
 
@@ -319,8 +317,7 @@ static void kb_join_restart(struct pnotify_subscriber *sub,
 	old = sub->data;
 	if (old) {
 		spin_lock(&old->lock);
-		old->before = join->before;
-		WRITE_ONCE(old->owner.val, join->owner.val);
+		old->before = before;
 		/* kb_inherit() reads it unlocked. */
 		WRITE_ONCE(old->settled_ns, 0);
 		old->gen++;
@@ -490,11 +487,9 @@ static int kb_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 	struct kb_join *parent = parent_data, *join;
 	key_serial_t before;
 	u64 settled_ns;
-	kuid_t owner;
 
 	spin_lock(&parent->lock);
 	before = parent->before;
-	owner = parent->owner;
 	settled_ns = parent->settled_ns;
 	spin_unlock(&parent->lock);
 	if (settled_ns && task->start_time > settled_ns)
@@ -502,7 +497,7 @@ static int kb_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 	/* A child that cannot wait, for want of memory, stays without. */
 	if (kb_settle(before))
 		return 0;
-	join = kb_join_new(before, owner);
+	join = kb_join_new(before);
 	/*
 	 * Subscribed since the hook, the child may have joined a job since:
 	 * that join, newer, stands.
@@ -519,20 +514,21 @@ static int kb_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 
 /*
  * Whether current's session keyring is its job's keyring while current
- * does not run as the job's owner, who is then in *@owner.
+ * does not run as the job's owner.
  */
-static bool kb_session_is_foreign(kuid_t *owner)
+static bool kb_session_is_foreign(void)
 {
 	const struct cred *cred = current_cred();
 	struct key *session = cred->session_keyring;
 	struct kb_keyring *kr;
+	kuid_t owner;
 	u64 jid, id;
 	bool foreign;
 
 	/* The common case, the owner's process with the owner's keyring. */
 	if (!session || kb_runs_as(cred, session->uid))
 		return false;
-	if (!job_task_job(current, &jid, &id, owner))
+	if (!job_task_job(current, &jid, &id, &owner))
 		return false;
 	mutex_lock(&kb_lock);
 	kr = kb_lookup_locked(jid, id);
@@ -542,24 +538,17 @@ static bool kb_session_is_foreign(kuid_t *owner)
 }
 
 /*
- * In the exec hook (atomic, see pnotify.h), in the exec'ing task with the
- * credentials the new image runs with: whether the exec settles a join
- * still waiting for the owner's (kb_join_run() runs it).  An exec with
- * others would find it waiting still, and queues nothing: a member that
- * joined as root, say, in a job of a user's and runs as root.  A join
- * made unsettled again meanwhile is run by its own pnotify_call().
+ * In the exec hook (atomic, see pnotify.h): whether the exec may settle a
+ * join still waiting for the owner's credentials (kb_join_run() runs it).
+ * A join made unsettled again meanwhile is run by its own pnotify_call().
  */
 static bool kb_exec_due(struct task_struct *task,
 			struct pnotify_subscriber *sub)
 {
 	/* Published by kb_join_restart() with smp_store_release(). */
 	struct kb_join *join = smp_load_acquire(&sub->data);
-	kuid_t owner;
 
-	if (!join || READ_ONCE(join->settled_ns))
-		return false;
-	owner.val = READ_ONCE(join->owner.val);
-	return kb_runs_as(current_cred(), owner);
+	return join && !READ_ONCE(join->settled_ns);
 }
 
 static void kb_exit(struct task_struct *task, struct pnotify_subscriber *sub)
@@ -585,7 +574,7 @@ static int kb_init(struct task_struct *task, struct pnotify_subscriber *sub)
 
 	if (!job_task_job(task, &jid, &id, &owner))
 		return 1;
-	sub->data = kb_join_new(kb_task_session_serial(task), owner);
+	sub->data = kb_join_new(kb_task_session_serial(task));
 	return 0;
 }
 
@@ -602,17 +591,17 @@ static struct pnotify_events kb_events = {
 };
 
 /*
- * @task joined a job of @owner's: records the join in its subscription (a
- * task already followed may join again, by attach) and runs it in the
- * task's context.
+ * @task joined a job: records the join in its subscription (a task already
+ * followed may join again, by attach) and runs it in the task's context.
  */
-static void kb_join(struct task_struct *task, kuid_t owner)
+static void kb_join(struct task_struct *task)
 {
 	struct pnotify_subscriber *sub;
 	struct kb_join *join;
+	key_serial_t before = kb_task_session_serial(task);
 	int err;
 
-	join = kb_join_new(kb_task_session_serial(task), owner);
+	join = kb_join_new(before);
 	if (!join)
 		return;
 	err = pnotify_subscribe(task, &kb_events, join);
@@ -622,7 +611,7 @@ static void kb_join(struct task_struct *task, kuid_t owner)
 			kfree(join);
 			return;
 		}
-		kb_join_restart(sub, join);
+		kb_join_restart(sub, join, before);
 		pnotify_put_subscriber(sub);
 	} else if (err) {
 		kfree(join);
@@ -658,9 +647,8 @@ static bool kb_watch_due(struct task_struct *task)
 static void kb_watch_exec(struct task_struct *task)
 {
 	struct cred *new;
-	kuid_t owner;
 
-	if (kb_mode != KB_SESSION || !kb_session_is_foreign(&owner))
+	if (kb_mode != KB_SESSION || !kb_session_is_foreign())
 		return;
 	new = prepare_creds();
 	if (!new) {
@@ -671,7 +659,7 @@ static void kb_watch_exec(struct task_struct *task)
 	key_put(new->session_keyring);
 	new->session_keyring = NULL;
 	commit_creds(new);
-	kb_join(current, owner);
+	kb_join(current);
 }
 
 static struct job_exec_watcher kb_watcher = {
@@ -694,7 +682,7 @@ static int kb_job_event(struct notifier_block *nb, unsigned long type,
 		keyring = kb_keyring_get(event->jid, event->id, event->owner);
 		if (!IS_ERR(keyring))
 			key_put(keyring);
-		kb_join(event->task, event->owner);
+		kb_join(event->task);
 		return NOTIFY_OK;
 	}
 	mutex_lock(&kb_lock);
