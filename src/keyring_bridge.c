@@ -25,7 +25,9 @@
  *    not: a fork never installs one, so a process that replaced its session
  *    keyring (pam_keyinit, keyctl new_session) passes its own choice on;
  *  - an exec with credentials other than the owner's (su, a setuid
- *    program, one run after setuid()) gives the job's keyring up.
+ *    program, one run after setuid()) gives the job's keyring up, and
+ *    another job's keyring held as session keyring by a member that does
+ *    not run as that job's owner.
  *
  * Keyrings are found by job, never by name.  A keyring is made at a job's
  * first join, only while the job has not ended (job_alive()), and is
@@ -250,6 +252,8 @@ static struct key *kb_keyring_get(u64 jid, u64 id, kuid_t owner)
 	}
 	err = kb_job_key_add(keyring, jid, owner);
 	if (err) {
+		/* It may have been found by name meanwhile: dead to all. */
+		key_revoke(keyring);
 		key_put(keyring);
 		kfree(kr);
 		keyring = ERR_PTR(err);
@@ -513,26 +517,28 @@ static int kb_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 }
 
 /*
- * Whether current's session keyring is its job's keyring while current
- * does not run as the job's owner.
+ * Whether current's session keyring is a job's keyring while current does
+ * not run as that job's owner: its job's, or another's (of a job it moved
+ * from, or one it joined by name), found by the keyring, not by current's
+ * job.
  */
 static bool kb_session_is_foreign(void)
 {
 	const struct cred *cred = current_cred();
 	struct key *session = cred->session_keyring;
 	struct kb_keyring *kr;
-	kuid_t owner;
-	u64 jid, id;
-	bool foreign;
+	bool foreign = false;
+	u64 jid;
 
 	/* The common case, the owner's process with the owner's keyring. */
 	if (!session || kb_runs_as(cred, session->uid))
 		return false;
-	if (!job_task_job(current, &jid, &id, &owner))
+	/* A job's keyring is named by its JID (kb_keyring_get()). */
+	if (sscanf(session->description, JOB_KEYRING_NAME_FORMAT, &jid) != 1)
 		return false;
 	mutex_lock(&kb_lock);
-	kr = kb_lookup_locked(jid, id);
-	foreign = kr && kr->keyring == session;
+	hash_for_each_possible(kb_keyrings, kr, node, jid)
+		foreign |= kr->keyring == session;
 	mutex_unlock(&kb_lock);
 	return foreign;
 }
@@ -639,7 +645,8 @@ static bool kb_watch_due(struct task_struct *task)
 /*
  * An exec with credentials other than the owner's (su, a setuid program,
  * one run after setuid()) gives the job's keyring up as session keyring,
- * as if it had never had one: it is not given to such a process either.
+ * or another job's (kb_session_is_foreign()), as if it had never had one:
+ * it is not given to such a process either.
  * Given up, it is the process's again at its next exec as the owner
  * (newgrp, sg and sudo to oneself drop back): the process joins again,
  * with no session keyring.
@@ -685,13 +692,17 @@ static int kb_job_event(struct notifier_block *nb, unsigned long type,
 		kb_join(event->task);
 		return NOTIFY_OK;
 	}
+	/*
+	 * Revoked before kb_lock is dropped: kb_session_is_foreign() takes a
+	 * keyring it cannot find for no job's, and must not find it live.
+	 */
 	mutex_lock(&kb_lock);
 	kr = kb_lookup_locked(event->jid, event->id);
-	if (kr)
+	if (kr) {
 		hash_del(&kr->node);
-	mutex_unlock(&kb_lock);
-	if (kr)
 		kb_keyring_destroy(kr);
+	}
+	mutex_unlock(&kb_lock);
 	return NOTIFY_OK;
 }
 

@@ -155,6 +155,21 @@ echo go > /tmp/go_b
 wait "$root_attached"
 [ "$(ses root_attached)" != "$name_b" ] || pn_fail "root attached to job B was given its keyring"
 
+# Root in a job of nobody's holding root's job A keyring (joined by name)
+# becomes nobody: the shell nobody runs gives that keyring up too, not only
+# its own job's, and gets its own job's.  Serials, not names: keyctl session
+# makes a keyring of that name if it finds none.
+name_a=_job.$(printf %016x "$jid_a")
+jobctl create --user 65534 -- keyctl session "$name_a" sh -c '
+	keyctl id @s > /tmp/root_holds_a.id
+	su -s /bin/sh nobody -c "keyctl id @s > /tmp/nobody_from_a.id
+		keyctl rdescribe @s > /tmp/nobody_from_a.ses"' > /tmp/jid_from_a
+pn_assert_eq "root in nobody's job, job A's keyring joined by name" "$serial" "$(cat /tmp/root_holds_a.id)"
+[ "$(cat /tmp/nobody_from_a.id)" != "$serial" ] ||
+	pn_fail "nobody, after su from root holding job A's keyring, still has it"
+pn_assert_eq "nobody, after su from root holding job A's keyring" \
+	"_job.$(printf %016x "$(cat /tmp/jid_from_a)")" "$(ses nobody_from_a)"
+
 # su to root in nobody's job, as su does with pam_keyinit: a setuid root
 # program becomes root, joins a new session keyring and forks; the child's
 # session keyring is not the job's, and nobody's processes in the job
