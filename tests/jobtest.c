@@ -83,15 +83,25 @@
 
 /* State shared by the runner and every process of a test. */
 #define MAX_SLOW_CHILDREN	4096	/* of a slow-fork round, recorded */
+#define MAX_SLOW_THREADS	16	/* forking threads of a round */
 
 /*
- * A child of a slow forker in a round: when fork() was called; or a forker
- * that had what its plan wants, left waiting for its children.
+ * A child of a slow forker in a round: when fork() was called, by which
+ * forking thread, as its how-manieth fork; or a forker that had what its
+ * plan wants, left waiting for its children.
  */
 struct slow_child {
 	pid_t pid;
 	long long called_us;
+	int thread;		/* index in shared->slow_threads */
+	int fork_nr;		/* from 1 */
 	bool forker_done;
+};
+
+/* A forking thread of a slow forker: the forks it has called. */
+struct slow_thread {
+	pid_t tid;
+	int forks_called;	/* raised before each call */
 };
 
 struct shared_state {
@@ -103,6 +113,8 @@ struct shared_state {
 	char failslab_saved[2][16];
 	struct slow_child slow_children[MAX_SLOW_CHILDREN];
 	int nr_slow_children;
+	struct slow_thread slow_threads[MAX_SLOW_THREADS];
+	int nr_slow_threads;
 };
 
 /*
@@ -221,6 +233,33 @@ static void note_progress(int round)
 	if (rounds_option && step && round % step == 0)
 		note("round %d of %d, %d failures so far", round, test_rounds,
 		     __atomic_load_n(&shared->failures, __ATOMIC_SEQ_CST));
+}
+
+/* --- files --- */
+
+/* The text of the file @path, as much as @buf holds; false if unreadable. */
+static bool read_text_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+	ssize_t n = 0;
+
+	if (fd < 0)
+		return false;
+	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = 0;
+	return n >= 0;
+}
+
+/* The first line of the file @path, without its newline. */
+static bool read_small_file(const char *path, char *buf, size_t size)
+{
+	if (!read_text_file(path, buf, size))
+		return false;
+	buf[strcspn(buf, "\n")] = 0;
+	return true;
 }
 
 /* --- processes --- */
@@ -1265,15 +1304,81 @@ static pid_t spawn_kill_waiter(jid_t jid, int *waiter_fd)
 #define SLOW_JOB_MAX_PIDS \
 	(SLOW_FORK_BALLAST + SLOW_FORKERS * (SLOW_FORKER_CHILDREN + 1) + 8)
 
+/*
+ * What the caller of a killjid saw of a forking thread just before it: the
+ * forks the thread had called, all returned but the last; and whether that
+ * last one was past its start in the kernel (copy_process()'s check for
+ * pending signals), the thread asleep in clone() inside dup_mm(), which
+ * only a fork past that start reaches.
+ */
+struct fork_seen {
+	int called;
+	bool in_copy;
+};
+
 /* A killjid of a job of multi-threaded slow forkers, as the test saw it. */
 struct kill_seen {
 	long long called_us;	/* when killjid was called */
-	/*
-	 * A fork called before this (a SIGCONT's return: 0 if none) may have
-	 * been stopped, and begun again in the kernel at any time after.
-	 */
-	long long restarted_until_us;
+	struct fork_seen threads[MAX_SLOW_THREADS];
 };
+
+/* /proc/@tid/@what of a thread, whole, in @buf; false if unreadable. */
+static bool read_thread_file(pid_t tid, const char *what, char *buf,
+			     size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, what);
+	return read_text_file(path, buf, size);
+}
+
+/* Whether the thread @tid is asleep in clone() (not running, no fault). */
+static bool asleep_in_clone(pid_t tid)
+{
+	char text[256], nr[16];
+
+	snprintf(nr, sizeof(nr), "%ld ", (long)SYS_clone);
+	return read_thread_file(tid, "syscall", text, sizeof(text)) &&
+	       !strncmp(text, nr, strlen(nr));
+}
+
+/*
+ * Whether @tid's fork in flight is past its start: asleep in clone() before
+ * and after its kernel stack shows dup_mm() (or dup_mmap()).  A stack read
+ * while the thread ran is the one of its last sleep, in that clone() too:
+ * a new one would have raised its count (see kill_seen_now()).
+ */
+static bool fork_in_copy(pid_t tid)
+{
+	char stack[8192];
+
+	return asleep_in_clone(tid) &&
+	       read_thread_file(tid, "stack", stack, sizeof(stack)) &&
+	       strstr(stack, "dup_mm") && asleep_in_clone(tid);
+}
+
+/*
+ * What the forking threads of the round are at, just before a killjid;
+ * returns how many were seen with a fork past its start.
+ */
+static int kill_seen_now(struct kill_seen *seen)
+{
+	int nr = __atomic_load_n(&shared->nr_slow_threads, __ATOMIC_SEQ_CST);
+	int in_flight = 0;
+
+	for (int t = 0; t < nr && t < MAX_SLOW_THREADS; t++) {
+		struct slow_thread *thread = &shared->slow_threads[t];
+		int called = __atomic_load_n(&thread->forks_called, __ATOMIC_SEQ_CST);
+		bool in_copy = fork_in_copy(thread->tid);
+
+		seen->threads[t].called = called;
+		seen->threads[t].in_copy = in_copy &&
+			__atomic_load_n(&thread->forks_called, __ATOMIC_SEQ_CST) == called;
+		in_flight += seen->threads[t].in_copy;
+	}
+	seen->called_us = now_us();
+	return in_flight;
+}
 
 /* The slow-fork record of @pid, or NULL. */
 static const struct slow_child *slow_child_of(pid_t pid)
@@ -1288,45 +1393,54 @@ static const struct slow_child *slow_child_of(pid_t pid)
 
 /*
  * Whether every process left in @jid is one the kernel may owe no signal:
- * a slow forker's child whose fork was called after killjid was.  In a
- * multi-threaded forker another thread can have taken the signal when a
- * fork began, its handler not run yet (its write to the noted signals
- * waits for the mmap lock that slow forks hold), so that the child's copy
- * of memory does not show it (seen under load on 5.10, 6.1 and 6.12-rt);
- * such a child joining after the kill gets nothing, by the kernel's rule
- * for kill(-pgrp) too.  One that joined during the kill gets it in the
- * fork hook, but cannot be told from one that joined just after (a list
- * taken after killjid returns already has some).  A fork called before
- * the kill is always checked: fork_in_kernel() makes the call the
- * kernel's start, but for a preemption in between, or a stop that made
- * it start again (restarted_until_us).  A forker that had its signal and
- * waits for such children is left too.  Names the first process that is
- * none of those.
+ * a slow forker's child whose fork may have begun after the kill reached
+ * its parent.  In a multi-threaded forker another thread can have taken
+ * the signal when a fork began, its handler not run yet (its write to the
+ * noted signals waits for the mmap lock that slow forks hold), so that the
+ * child's copy of memory does not show it; such a child gets nothing, by
+ * the kernel's rule for kill(-pgrp) too.  When its fork was called says
+ * nothing: a thread can be held between that and the kernel (preempted,
+ * its vCPU descheduled by the host) while the kill runs.  Owed the signal,
+ * for sure, is a child whose fork had returned before the kill (its thread
+ * called another since: a listed member), or was past its start
+ * (fork_in_copy()).  A forker that had its signal and waits for such
+ * children is left too.  Otherwise says, in @why, which process is left
+ * that is owed the signal.
  */
-static bool only_forks_after_kill_left(jid_t jid, const struct kill_seen *seen)
+static bool only_forks_after_kill_left(jid_t jid, const struct kill_seen *seen,
+				       char *why, size_t size)
 {
 	pid_t pids[64];
 	int n = job_getpidlist(jid, pids, sizeof(pids));
 
-	if (n <= 0 || n >= (int)(sizeof(pids) / sizeof(pids[0])))
+	if (n <= 0 || n >= (int)(sizeof(pids) / sizeof(pids[0]))) {
+		snprintf(why, size, "%d processes left", n);
 		return false;
+	}
 	for (int i = 0; i < n; i++) {
 		const struct slow_child *child = slow_child_of(pids[i]);
+		const struct fork_seen *thread;
 
 		if (child && child->forker_done)
 			continue;
-		if (!child) {
-			note("left: pid %d, not a slow forker's child", pids[i]);
+		if (!child || child->thread < 0 || child->thread >= MAX_SLOW_THREADS) {
+			snprintf(why, size, "left: pid %d, not a slow forker's child",
+				 pids[i]);
 			return false;
 		}
-		if (child->called_us <= seen->called_us &&
-		    child->called_us >= seen->restarted_until_us) {
-			note("left: pid %d, forked %lld us after the kill was called",
-			     pids[i], child->called_us - seen->called_us);
+		thread = &seen->threads[child->thread];
+		if (child->fork_nr < thread->called ||
+		    (child->fork_nr == thread->called && thread->in_copy)) {
+			snprintf(why, size,
+				 "left: pid %d, its fork %s before the kill (called %lld us before it)",
+				 pids[i], child->fork_nr < thread->called ?
+				 "returned" : "was in dup_mm()",
+				 seen->called_us - child->called_us);
 			return false;
 		}
 	}
-	note("left: %d processes whose fork was called after the kill was", n);
+	note("left: %d processes whose fork may have begun after the kill reached their parent",
+	     n);
 	return true;
 }
 
@@ -1345,15 +1459,16 @@ static bool expect_job_ends(pid_t waiter, int waiter_fd, jid_t jid,
 	struct report waited;
 	int status = reap_until(waiter);
 	bool ended = false;
+	char why[160] = "";
 
 	if (!exited_with(status, 0) && seen &&
-	    only_forks_after_kill_left(jid, seen)) {
+	    only_forks_after_kill_left(jid, seen, why, sizeof(why))) {
 		close(waiter_fd);
 		return false;
 	}
 	if (!expect(exited_with(status, 0),
-		    "%s did not end the job: job_waitjid did not return (status %#x) within the waiter's %u s alarm",
-		    what, status, kill_waiter_s()))
+		    "%s did not end the job: job_waitjid did not return (status %#x) within the waiter's %u s alarm%s%s",
+		    what, status, kill_waiter_s(), *why ? "; " : "", why))
 		explain_unended_job(jid, killed_ms, kill_waiter_s() * 1000);
 	else if (expect(receive_report(waiter_fd, &waited), "no report from the waiter")) {
 		expect(waited.jid == jid || waited.err == ENODATA,
@@ -2177,11 +2292,21 @@ static void wait_for_signals(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* A new slow-fork round: no process, no forking thread recorded. */
+static void forget_slow_processes(void)
+{
+	shared->nr_slow_children = 0;
+	shared->nr_slow_threads = 0;
+	memset(shared->slow_threads, 0, sizeof(shared->slow_threads));
+}
+
 /*
  * Records this child of a slow forker, whose fork was called at
- * @called_us, or this forker, done with its plan (@forker_done).
+ * @called_us by the forking thread @thread as its fork number @fork_nr, or
+ * this forker, done with its plan (@forker_done).
  */
-static void note_slow_process(long long called_us, bool forker_done)
+static void note_slow_process(long long called_us, int thread, int fork_nr,
+			      bool forker_done)
 {
 	int i = __atomic_load_n(&shared->nr_slow_children, __ATOMIC_SEQ_CST);
 
@@ -2190,6 +2315,8 @@ static void note_slow_process(long long called_us, bool forker_done)
 	i = __atomic_fetch_add(&shared->nr_slow_children, 1, __ATOMIC_SEQ_CST);
 	if (i < MAX_SLOW_CHILDREN) {
 		shared->slow_children[i].called_us = called_us;
+		shared->slow_children[i].thread = thread;
+		shared->slow_children[i].fork_nr = fork_nr;
 		shared->slow_children[i].forker_done = forker_done;
 		__atomic_store_n(&shared->slow_children[i].pid, getpid(), __ATOMIC_SEQ_CST);
 	}
@@ -2207,16 +2334,29 @@ static pid_t fork_in_kernel(void)
 	return (pid_t)syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
 }
 
-/* A forking thread: forks until the plan stops it or enough children. */
+/*
+ * A forking thread: forks until the plan stops it or enough children,
+ * counting its calls where a killjid's caller sees them (kill_seen_now()).
+ */
 static void *fork_slowly(void *arg)
 {
+	int thread = __atomic_fetch_add(&shared->nr_slow_threads, 1, __ATOMIC_SEQ_CST);
+	struct slow_thread *self = thread < MAX_SLOW_THREADS ?
+				   &shared->slow_threads[thread] : NULL;
+	int fork_nr = 0;
+
 	(void)arg;
+	if (self)
+		__atomic_store_n(&self->tid, gettid(), __ATOMIC_SEQ_CST);
 	while (!(own_signals() & plan->stop) &&
 	       __atomic_sub_fetch(&forks_left, 1, __ATOMIC_SEQ_CST) >= 0) {
-		long long called_us = now_us();
+		long long called_us;
 
+		if (self)
+			__atomic_store_n(&self->forks_called, ++fork_nr, __ATOMIC_SEQ_CST);
+		called_us = now_us();
 		if (fork_in_kernel() == 0) {
-			note_slow_process(called_us, false);
+			note_slow_process(called_us, self ? thread : -1, fork_nr, false);
 			wait_for_signals();
 			_exit(0);
 		}
@@ -2270,7 +2410,7 @@ static void run_slow_forker(const struct slow_fork_plan *p, int threads)
 	while (started)
 		pthread_join(thread[--started], NULL);
 	wait_for_signals();
-	note_slow_process(0, true);
+	note_slow_process(0, -1, 0, true);
 	while (wait(NULL) > 0 || errno == EINTR)
 		;
 	_exit(0);
@@ -2338,27 +2478,25 @@ static bool job_all_stopped(jid_t jid, bool stopped)
  * handled SIGUSR1 or SIGTERM must reach every process, the children forked
  * during the kill included, so that all exit and the job ends; so must a
  * SIGKILL or a SIGTERM that kills; SIGSTOP must stop every one of them,
- * SIGCONT continue them, and a handled SIGUSR1 then end them.
+ * SIGCONT continue them, and a handled SIGUSR1 then end them.  Returns
+ * how many forks a multi-threaded round saw past their start at the kill.
  */
-static void kill_slow_forks(const struct slow_forks *forks, int sig)
+static int kill_slow_forks(const struct slow_forks *forks, int sig)
 {
 	struct kill_seen seen;
 	struct job_leader job;
-	int waiter_fd;
+	int waiter_fd, in_copy = 0;
 	pid_t waiter;
 
-	shared->nr_slow_children = 0;
-	seen.restarted_until_us = 0;
+	forget_slow_processes();
 	if (!start_job_ok(&job, start_slow_forkers, (void *)forks))
-		return;
+		return 0;
 	wait_for_slow_forks(job.jid, forks->plan);
 	if (sig == SIGSTOP) {
 		expect(job_killjid(job.jid, SIGSTOP) == 0, "killjid(SIGSTOP): %m");
 		expect(job_all_stopped(job.jid, true),
 		       "a process forked during SIGSTOP still runs");
 		expect(job_killjid(job.jid, SIGCONT) == 0, "killjid(SIGCONT): %m");
-		/* A fork the stop interrupted restarts once continued. */
-		seen.restarted_until_us = now_us();
 		expect(job_all_stopped(job.jid, false),
 		       "a process stays stopped after SIGCONT");
 		sig = SIGUSR1;
@@ -2367,21 +2505,29 @@ static void kill_slow_forks(const struct slow_forks *forks, int sig)
 	if (waiter < 0)
 		goto out;
 	/* The leader is released by SIGUSR1 too; the others kill it. */
-	seen.called_us = now_us();
+	if (forks->threads)
+		in_copy = kill_seen_now(&seen);
 	expect(job_killjid(job.jid, sig) == 0, "killjid(%s): %m", sigabbrev_np(sig));
 	expect_job_ends(waiter, waiter_fd, job.jid, sigabbrev_np(sig), now_ms(),
 			forks->threads ? &seen : NULL);
 out:
 	end_job(&job);
+	return in_copy;
 }
 
 /* A slow-fork test of the table: its rounds. */
 static void kill_slow_forks_rounds(const struct slow_forks *forks, int sig)
 {
-	for (int round = 1; more_rounds(round); round++) {
-		kill_slow_forks(forks, sig);
+	int round, in_copy = 0;
+
+	for (round = 1; more_rounds(round); round++) {
+		in_copy += kill_slow_forks(forks, sig);
 		note_progress(round);
 	}
+	/* How much the rule of only_forks_after_kill_left() had to check. */
+	if (forks->threads)
+		note("forks seen past their start at the kill: %d in %d rounds",
+		     in_copy, round - 1);
 }
 
 /* The owner's kill number @i (from 0): SIGUSR1 first, SIGTERM last. */
@@ -3479,20 +3625,6 @@ static void test_io_uring_workers(void)
 /* failslab's knobs, and what fail-nth needs them to be. */
 static const char *const failslab_knobs[] = { "ignore-gfp-wait", "verbose" };
 static const char *const failslab_values[] = { "N", "0" };
-
-static bool read_small_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
-
-	if (fd >= 0)
-		close(fd);
-	if (n < 0)
-		return false;
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return true;
-}
 
 static bool write_small_file(const char *path, const char *text)
 {

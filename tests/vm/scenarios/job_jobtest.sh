@@ -2,7 +2,7 @@
 # SGI's mini job test suite, extended to every escape route, atomic kill,
 # waitjid, accounting, permissions and bad input: all must pass.
 # PN_JOBTEST_TESTS (run.sh --env, comma-separated) picks tests by name
-# prefix (one word each); PN_JOBTEST_ROUNDS=N runs each race test N rounds
+# prefix, + for a space (handled+SIGUSR1+during+multi); PN_JOBTEST_ROUNDS=N runs each race test N rounds
 # (jobtest --rounds), PN_JOBTEST_BOX=S stops each after S seconds
 # (--time-box); job_soak runs it so, with the 1,000 rounds of issue 12.
 # shellcheck source=tests/vm/lib.sh
@@ -16,13 +16,20 @@ rounds=
 [ -z "${PN_JOBTEST_ROUNDS:-}" ] || rounds="--rounds $PN_JOBTEST_ROUNDS"
 box=
 [ -z "${PN_JOBTEST_BOX:-}" ] || box="--time-box $PN_JOBTEST_BOX"
-tests=$(echo "${PN_JOBTEST_TESTS:-}" | tr , ' ')
+# The prefixes, as jobtest's arguments.
+set --
+old_ifs=$IFS
+IFS=,
+for prefix in ${PN_JOBTEST_TESTS:-}; do
+	set -- "$@" "$(echo "$prefix" | tr + ' ')"
+done
+IFS=$old_ifs
 # Streamed to the console, so that a run cut short by the timeout shows how
 # far it got; from the file, so that nothing jobtest leaves behind with its
 # output open can hold the scenario up.
 : > /tmp/jobtest.log	# there before tail looks for it
-# shellcheck disable=SC2086 # options and a list of name prefixes
-jobtest $slow $rounds $box $tests > /tmp/jobtest.log 2>&1 &
+# shellcheck disable=SC2086 # options
+jobtest $slow $rounds $box "$@" > /tmp/jobtest.log 2>&1 &
 jobtest=$!
 tail -n +1 -f /tmp/jobtest.log &
 tail=$!
