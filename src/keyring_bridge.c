@@ -29,10 +29,12 @@
  *    another job's keyring held as session keyring by a member that does
  *    not run as that job's owner.
  *
- * Keyrings are found by job, never by name.  A keyring is made at a job's
- * first join, only while the job has not ended (job_alive()), and is
- * revoked by the job's end, which clears it: what was in it and linked
- * nowhere else is destroyed, and any handle kept to it reads as revoked.
+ * Keyrings are found by job, never trusted by name (a name's JID only
+ * picks a hash bucket, the table's pointer decides).  A keyring is made
+ * at a job's first join, only while the job has not ended (job_alive()),
+ * and is revoked by the job's end, which clears it: what was in it and
+ * linked nowhere else is destroyed, and any handle kept to it reads as
+ * revoked.
  * A JID reused at once gets a new keyring: they are told apart by the
  * job's id.
  *
