@@ -1300,6 +1300,8 @@ static pid_t spawn_kill_waiter(jid_t jid, int *waiter_fd)
 #define SLOW_FORKER_CHILDREN	200
 #define SLOW_FORKER_THREADS	3	/* of a multi-threaded forker, all forking */
 #define SLOW_FORK_BALLAST	16	/* idle members listed before the forkers */
+_Static_assert(SLOW_FORKERS * SLOW_FORKER_THREADS <= MAX_SLOW_THREADS,
+	       "every forking thread has its record");
 /* The processes of a slow-fork job, at most, and some room. */
 #define SLOW_JOB_MAX_PIDS \
 	(SLOW_FORK_BALLAST + SLOW_FORKERS * (SLOW_FORKER_CHILDREN + 1) + 8)
@@ -1308,7 +1310,7 @@ static pid_t spawn_kill_waiter(jid_t jid, int *waiter_fd)
  * What the caller of a killjid saw of a forking thread just before it: the
  * forks the thread had called, all returned but the last; and whether that
  * last one was past its start in the kernel (copy_process()'s check for
- * pending signals), the thread asleep in clone() inside dup_mm(), which
+ * pending signals), the thread asleep in clone() inside copy_mm(), which
  * only a fork past that start reaches.
  */
 struct fork_seen {
@@ -1344,9 +1346,10 @@ static bool asleep_in_clone(pid_t tid)
 
 /*
  * Whether @tid's fork in flight is past its start: asleep in clone() before
- * and after its kernel stack shows dup_mm() (or dup_mmap()).  A stack read
- * while the thread ran is the one of its last sleep, in that clone() too:
- * a new one would have raised its count (see kill_seen_now()).
+ * and after its kernel stack shows copy_mm(), dup_mm() or dup_mmap(),
+ * whichever the kernel did not inline (6.1 keeps dup_mmap(), 6.12
+ * copy_mm()).  A thread that ran between the reads is still in that
+ * clone(): a new one would have raised its count (see kill_seen_now()).
  */
 static bool fork_in_copy(pid_t tid)
 {
@@ -1354,7 +1357,8 @@ static bool fork_in_copy(pid_t tid)
 
 	return asleep_in_clone(tid) &&
 	       read_thread_file(tid, "stack", stack, sizeof(stack)) &&
-	       strstr(stack, "dup_mm") && asleep_in_clone(tid);
+	       (strstr(stack, "copy_mm") || strstr(stack, "dup_mm")) &&
+	       asleep_in_clone(tid);
 }
 
 /*
@@ -1369,7 +1373,7 @@ static int kill_seen_now(struct kill_seen *seen)
 	for (int t = 0; t < nr && t < MAX_SLOW_THREADS; t++) {
 		struct slow_thread *thread = &shared->slow_threads[t];
 		int called = __atomic_load_n(&thread->forks_called, __ATOMIC_SEQ_CST);
-		bool in_copy = fork_in_copy(thread->tid);
+		bool in_copy = fork_in_copy(__atomic_load_n(&thread->tid, __ATOMIC_SEQ_CST));
 
 		seen->threads[t].called = called;
 		seen->threads[t].in_copy = in_copy &&
@@ -1434,7 +1438,7 @@ static bool only_forks_after_kill_left(jid_t jid, const struct kill_seen *seen,
 			snprintf(why, size,
 				 "left: pid %d, its fork %s before the kill (called %lld us before it)",
 				 pids[i], child->fork_nr < thread->called ?
-				 "returned" : "was in dup_mm()",
+				 "returned" : "was in copy_mm()",
 				 seen->called_us - child->called_us);
 			return false;
 		}
@@ -2483,7 +2487,8 @@ static bool job_all_stopped(jid_t jid, bool stopped)
  */
 static int kill_slow_forks(const struct slow_forks *forks, int sig)
 {
-	struct kill_seen seen;
+	/* A thread that registers after the kill's look: no fork seen. */
+	struct kill_seen seen = { 0 };
 	struct job_leader job;
 	int waiter_fd, in_copy = 0;
 	pid_t waiter;

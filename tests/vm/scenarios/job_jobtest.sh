@@ -2,7 +2,8 @@
 # SGI's mini job test suite, extended to every escape route, atomic kill,
 # waitjid, accounting, permissions and bad input: all must pass.
 # PN_JOBTEST_TESTS (run.sh --env, comma-separated) picks tests by name
-# prefix, + for a space (handled+SIGUSR1+during+multi); PN_JOBTEST_ROUNDS=N runs each race test N rounds
+# prefix, + for a space (handled+SIGUSR1+during+multi; a name's own commas
+# end a prefix); PN_JOBTEST_ROUNDS=N runs each race test N rounds
 # (jobtest --rounds), PN_JOBTEST_BOX=S stops each after S seconds
 # (--time-box); job_soak runs it so, with the 1,000 rounds of issue 12.
 # shellcheck source=tests/vm/lib.sh
@@ -21,6 +22,7 @@ set --
 old_ifs=$IFS
 IFS=,
 for prefix in ${PN_JOBTEST_TESTS:-}; do
+	[ -n "$prefix" ] || continue	# an empty prefix would pick all
 	set -- "$@" "$(echo "$prefix" | tr + ' ')"
 done
 IFS=$old_ifs
