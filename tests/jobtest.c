@@ -44,6 +44,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1344,12 +1345,22 @@ static bool asleep_in_clone(pid_t tid)
 	       !strncmp(text, nr, strlen(nr));
 }
 
+/* Whether the kernel is PREEMPT_RT, where spinlock_t sleeps. */
+static bool kernel_is_rt(void)
+{
+	struct utsname name;
+
+	return uname(&name) == 0 && strstr(name.version, "PREEMPT_RT");
+}
+
 /*
  * Whether @tid's fork in flight is past its start: asleep in clone() before
  * and after its kernel stack shows copy_mm(), dup_mm() or dup_mmap(),
- * whichever the kernel did not inline (6.1 keeps dup_mmap(), 6.12
- * copy_mm()).  A thread that ran between the reads is still in that
- * clone(): a new one would have raised its count (see kill_seen_now()).
+ * whichever the kernel did not inline (6.1 keeps dup_mmap(), 6.12-rt
+ * copy_mm()), or, but on PREEMPT_RT, copy_process() (stock 6.12 inlines
+ * them all): nothing in it sleeps before that check but an RT siglock.
+ * A thread that ran between the reads is still in that clone(): a new one
+ * would have raised its count (see kill_seen_now()).
  */
 static bool fork_in_copy(pid_t tid)
 {
@@ -1357,7 +1368,8 @@ static bool fork_in_copy(pid_t tid)
 
 	return asleep_in_clone(tid) &&
 	       read_thread_file(tid, "stack", stack, sizeof(stack)) &&
-	       (strstr(stack, "copy_mm") || strstr(stack, "dup_mm")) &&
+	       (strstr(stack, "copy_mm") || strstr(stack, "dup_mm") ||
+		(!kernel_is_rt() && strstr(stack, "copy_process"))) &&
 	       asleep_in_clone(tid);
 }
 
