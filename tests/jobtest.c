@@ -78,6 +78,7 @@
 
 #define SETUID_COPY_PATH	"/tmp/jobtest-setuid"
 #define REPORT_JID_OPTION	"--report-jid"
+#define REPORT_JID_FORK_OPTION	"--report-jid-and-fork"
 
 #define JID(jid)		((unsigned long long)(jid))
 #define NO_JID			((jid_t)-1)
@@ -3216,6 +3217,68 @@ out:
 	kill_ours(process.tid, SIGKILL);
 }
 
+/*
+ * A thread of a process whose main thread has exited forks: its child is
+ * the job's, as any member's.
+ */
+static void *fork_after_main_thread(void *report_fd)
+{
+	int fd = *(int *)report_fd;
+	pid_t child;
+
+	wait_main_thread_exit();
+	child = fork_flushed();
+	if (child == 0) {
+		report_own_jid(fd);
+		_exit(0);
+	}
+	if (child < 0)
+		report_problem(fd, REPORT_ERROR, errno);
+	exit(0);
+}
+
+static void escape_by_fork_after_main_thread(const struct job_leader *self,
+					     void *arg)
+{
+	static thread_fn *fork_after = fork_after_main_thread;
+
+	(void)arg;
+	spawn_headless_process(self, &fork_after);
+}
+
+/*
+ * A thread other than the main one execs, taking over the process's pid
+ * (de_thread()); the new image, and a child it forks, are the job's.
+ */
+static void *exec_from_thread(void *report_fd)
+{
+	char fd[16];
+
+	snprintf(fd, sizeof(fd), "%d", *(int *)report_fd);
+	execl("/proc/self/exe", "jobtest", REPORT_JID_FORK_OPTION, fd,
+	      (char *)NULL);
+	report_problem(*(int *)report_fd, REPORT_ERROR, errno);
+	exit(1);
+}
+
+static void escape_by_exec_from_thread(const struct job_leader *self,
+				       void *arg)
+{
+	static int report_fd;
+	pthread_t thread;
+
+	(void)arg;
+	report_fd = self->report_fd;
+	if (fork_flushed() != 0)
+		return;
+	if (pthread_create(&thread, NULL, exec_from_thread, &report_fd)) {
+		report_problem(report_fd, REPORT_ERROR, errno);
+		_exit(1);
+	}
+	for (;;)
+		pause();
+}
+
 /* The CPU time the calling process has used, by its own clock. */
 static long long process_cpu_ns(void)
 {
@@ -4674,6 +4737,10 @@ static const struct job_test tests[] = {
 	{ "escape: fork", .escape = escape_by_fork },
 	{ "escape: vfork", .escape = escape_by_vfork },
 	{ "escape: thread (clone CLONE_THREAD)", .escape = escape_by_thread },
+	{ "escape: fork from a thread once the main thread exited",
+	  .escape = escape_by_fork_after_main_thread, .nr_reports = 2 },
+	{ "escape: exec from a thread other than the main one, then fork",
+	  .escape = escape_by_exec_from_thread, .nr_reports = 2 },
 	{ "escape: clone CLONE_PARENT", .escape = escape_by_clone_parent },
 	{ "escape: clone3", .escape = escape_by_clone3 },
 	{ "escape: reparent to init", .escape = escape_by_orphan },
@@ -4879,9 +4946,22 @@ static bool selected(const char *name, char **prefixes, int n)
 }
 
 /* The helper mode of exec'd processes: report the JID to fd and exit. */
-static int report_jid_mode(const char *fd)
+/* --report-jid FD, and --report-jid-and-fork FD: a child reports too. */
+static int report_jid_mode(const char *fd, bool and_fork)
 {
-	report_own_jid(atoi(fd));
+	int report_fd = atoi(fd);
+	pid_t child;
+
+	report_own_jid(report_fd);
+	if (!and_fork)
+		return 0;
+	child = fork_flushed();
+	if (child == 0) {
+		report_own_jid(report_fd);
+		_exit(0);
+	}
+	if (child < 0)
+		report_problem(report_fd, REPORT_ERROR, errno);
 	return 0;
 }
 
@@ -4898,7 +4978,9 @@ int main(int argc, char **argv)
 	int errors = 0, argi = 1;
 
 	if (argc == 3 && !strcmp(argv[1], REPORT_JID_OPTION))
-		return report_jid_mode(argv[2]);
+		return report_jid_mode(argv[2], false);
+	if (argc == 3 && !strcmp(argv[1], REPORT_JID_FORK_OPTION))
+		return report_jid_mode(argv[2], true);
 	for (; argi < argc && argv[argi][0] == '-'; argi++) {
 		if (!strcmp(argv[argi], "--full-wrap"))
 			full_wrap = true;
