@@ -3330,6 +3330,139 @@ static long pnotify_stat(const char *name)
 }
 
 /*
+ * Threads that fork long-lived children all at once, after forks that
+ * keep their children have drained pnotify's kit cache: each fork then
+ * relies on what its own thread prepared, and none may fail for it (a
+ * fork without a kit kills its child before it runs).
+ */
+#define BURST_DRAIN_STEP	32	/* children forked between looks */
+#define BURST_DRAIN_MAX		(12 * BURST_DRAIN_STEP)
+#define BURST_THREADS		16
+#define BURST_CHILDREN		8	/* per thread */
+#define BURST_PIDS		(BURST_DRAIN_MAX + BURST_THREADS * BURST_CHILDREN)
+
+struct burst_shared {
+	long kits_cached;	/* after the drain */
+	int nr_drained;		/* the first pids[] */
+	int nr_pids;
+	pid_t pids[BURST_PIDS];
+	int err;
+};
+
+struct burst_thread {
+	struct burst_shared *burst;
+	pthread_barrier_t *start;
+	pid_t pids[BURST_CHILDREN];
+};
+
+static void fork_sleepers(pid_t *pids, int n, int *err)
+{
+	for (int i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0)
+			for (;;)
+				pause();
+		if (pids[i] < 0) {
+			*err = errno;
+			pids[i] = 0;
+			return;
+		}
+	}
+}
+
+static void *burst_forker(void *arg)
+{
+	struct burst_thread *t = arg;
+
+	pthread_barrier_wait(t->start);
+	fork_sleepers(t->pids, BURST_CHILDREN, &t->burst->err);
+	return NULL;
+}
+
+/* Body: drains the cache, then forks from BURST_THREADS threads at once. */
+static void run_fork_burst(const struct job_leader *self, void *arg)
+{
+	struct burst_thread threads[BURST_THREADS] = { 0 };
+	pthread_t ids[BURST_THREADS];
+	struct burst_shared *burst = arg;
+	pthread_barrier_t start;
+	int started = 0;
+
+	/*
+	 * A fork takes two kits from the cache and gives none back while its
+	 * child lives; an exit elsewhere may top the cache up meanwhile.
+	 */
+	fflush(NULL);
+	do {
+		fork_sleepers(&burst->pids[burst->nr_pids], BURST_DRAIN_STEP,
+			      &burst->err);
+		burst->nr_pids += BURST_DRAIN_STEP;
+		burst->kits_cached = pnotify_stat("kits_cached");
+	} while (burst->kits_cached && !burst->err &&
+		 burst->nr_pids < BURST_DRAIN_MAX);
+	burst->nr_drained = burst->nr_pids;
+	pthread_barrier_init(&start, NULL, BURST_THREADS);
+	for (; started < BURST_THREADS; started++) {
+		threads[started].burst = burst;
+		threads[started].start = &start;
+		if (pthread_create(&ids[started], NULL, burst_forker,
+				   &threads[started]))
+			break;
+	}
+	/* Short of threads, the barrier never opens: no burst to judge. */
+	if (started < BURST_THREADS) {
+		report_problem(self->report_fd, REPORT_ERROR, EAGAIN);
+		return;
+	}
+	for (int i = 0; i < BURST_THREADS; i++) {
+		pthread_join(ids[i], NULL);
+		for (int j = 0; j < BURST_CHILDREN; j++)
+			if (threads[i].pids[j])
+				burst->pids[burst->nr_pids++] = threads[i].pids[j];
+	}
+	report_own_jid(self->report_fd);
+}
+
+static void test_fork_burst_cache_drained(void)
+{
+	struct burst_shared *burst;
+	long failures = pnotify_stat("fork_failures");
+	struct job_leader job;
+	struct report done;
+	int lost = 0;
+
+	burst = mmap(NULL, sizeof(*burst), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!expect(burst != MAP_FAILED, "mmap: %m"))
+		return;
+	if (!start_job_ok(&job, run_fork_burst, burst))
+		goto out_unmap;
+	if (!receive_jid_report(&job, &done))
+		goto out;
+	expect(!burst->err, "fork: %s", strerror(burst->err));
+	expect(burst->kits_cached == 0,
+	       "%d forks left %ld kits cached: the burst did not run dry",
+	       burst->nr_drained, burst->kits_cached);
+	for (int i = 0; i < burst->nr_pids; i++) {
+		if (!burst->pids[i] || job_getjid(burst->pids[i]) == job.jid)
+			continue;
+		if (lost++ < 3)
+			note("child %d (%s) is not in the job: %s",
+			     burst->pids[i],
+			     i < burst->nr_drained ? "drain" : "burst",
+			     errno_name(errno));
+	}
+	expect(!lost, "%d of %d children lost", lost, burst->nr_pids);
+	expect(pnotify_stat("fork_failures") == failures,
+	       "pnotify counted %ld fork failures",
+	       pnotify_stat("fork_failures") - failures);
+out:
+	end_job(&job);
+out_unmap:
+	munmap(burst, sizeof(*burst));
+}
+
+/*
  * Body: a child that burns CPU, writes and touches memory, then ends; the
  * report's status says how many exits pnotify ended in its exit hook
  * meanwhile (the child's is the only one).
@@ -4801,6 +4934,8 @@ static const struct job_test tests[] = {
 	{ "detachjid racing attachpid", .run = test_detach_races_attach,
 	  .rounds = 100, .slow_rounds = 30 },
 	{ "waitjid wake-up and status", .run = test_waitjid },
+	{ "threads forking at once, the kit cache drained, lose no child",
+	  .run = test_fork_burst_cache_drained },
 	{ "main thread exits before the others", .run = test_main_thread_exits },
 	{ "create after the main thread exited", .run = test_create_after_main_thread_exits },
 	{ "accounting", .run = test_accounting },
