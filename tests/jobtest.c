@@ -3223,17 +3223,8 @@ out:
  */
 static void *fork_after_main_thread(void *report_fd)
 {
-	int fd = *(int *)report_fd;
-	pid_t child;
-
 	wait_main_thread_exit();
-	child = fork_flushed();
-	if (child == 0) {
-		report_own_jid(fd);
-		_exit(0);
-	}
-	if (child < 0)
-		report_problem(fd, REPORT_ERROR, errno);
+	report_from_raw_child(*(int *)report_fd, fork_flushed());
 	exit(0);
 }
 
@@ -5085,18 +5076,10 @@ static bool selected(const char *name, char **prefixes, int n)
 static int report_jid_mode(const char *fd, bool and_fork)
 {
 	int report_fd = atoi(fd);
-	pid_t child;
 
 	report_own_jid(report_fd);
-	if (!and_fork)
-		return 0;
-	child = fork_flushed();
-	if (child == 0) {
-		report_own_jid(report_fd);
-		_exit(0);
-	}
-	if (child < 0)
-		report_problem(report_fd, REPORT_ERROR, errno);
+	if (and_fork)
+		report_from_raw_child(report_fd, fork_flushed());
 	return 0;
 }
 
