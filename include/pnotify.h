@@ -137,6 +137,7 @@ struct pnotify_subscriber {
 	struct list_head task_link;
 	bool linked;			/* to entry, under its lock */
 	bool called;			/* a call was ever queued */
+	bool holds_hooks;		/* prepared: holds them armed */
 	struct list_head fork_link;	/* on the child's pending forks */
 	struct pnotify_subscriber *fork_parent;
 	struct list_head calls;		/* pnotify_call()s queued */

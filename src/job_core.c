@@ -673,7 +673,10 @@ static struct pnotify_subscriber **job_prepare_threads(struct job *job,
  * old job may have ended), wait for memory.  Only unload (-ENOENT), a
  * fatal signal of the caller (-EINTR) and a process that outruns
  * JOB_MOVE_PASSES_MAX passes (-EAGAIN) stop one midway, with every thread
- * in a job still.  The job cannot end or start detaching meanwhile
+ * in a job still.  (A later pass may also have to arm pnotify's hooks
+ * again, and fail for memory, but only when nothing at all is followed:
+ * every thread moved has exited, and the others are in no job.)  The job
+ * cannot end or start detaching meanwhile
  * (job->attaching, job_move_lock held); if it has no member after, it
  * ends.  Returns 0 or < 0.
  */

@@ -64,14 +64,21 @@ static long job_ioc_create(void *arg)
 	job->owner = owner;
 	job->prime = get_task_pid(current, PIDTYPE_TGID);
 	job->start_time_ns = ktime_get_real_ns();
-	/* Nobody attaches to or detaches the new job before its creator. */
-	mutex_lock(&job_move_lock);
-	err = job_insert(job, req->jid);
+	/*
+	 * Nobody attaches to or detaches the new job before its creator.
+	 * Killable, as every wait for job_move_lock: its holder may wait for
+	 * pnotify's hooks to be armed, which may wait for a dying pid
+	 * namespace's init, which waits for its tasks, this one among them.
+	 */
+	err = mutex_lock_killable(&job_move_lock);
 	if (!err) {
-		req->r_jid = job->jid;
-		err = job_attach_process(job, current->group_leader);
+		err = job_insert(job, req->jid);
+		if (!err) {
+			req->r_jid = job->jid;
+			err = job_attach_process(job, current->group_leader);
+		}
+		mutex_unlock(&job_move_lock);
 	}
-	mutex_unlock(&job_move_lock);
 	job_put(job);
 	return err;
 }
@@ -235,7 +242,10 @@ static long job_ioc_detachjid(void *arg)
 	if (!job)
 		return -ENODATA;
 	/* No attach may slip in while the members are taken out. */
-	mutex_lock(&job_move_lock);
+	if (mutex_lock_killable(&job_move_lock)) {
+		job_put(job);
+		return -EINTR;
+	}
 	tasks = job_lock_with_room(job, &job->nr_tasks, UINT_MAX,
 				   sizeof(*tasks), &cap);
 	if (!tasks) {
@@ -277,9 +287,11 @@ static long job_ioc_detachpid(void *arg)
 	}
 	req->r_jid = job->jid;
 	job_put(job);
-	mutex_lock(&job_move_lock);
-	err = job_detach_process(task);
-	mutex_unlock(&job_move_lock);
+	err = mutex_lock_killable(&job_move_lock);
+	if (!err) {
+		err = job_detach_process(task);
+		mutex_unlock(&job_move_lock);
+	}
 	put_task_struct(task);
 	return err < 0 ? err : 0;
 }
@@ -296,7 +308,10 @@ static long job_ioc_attachpid(void *arg)
 	task = job_find_process(req->pid);
 	if (IS_ERR(task))
 		return PTR_ERR(task);
-	mutex_lock(&job_move_lock);
+	if (mutex_lock_killable(&job_move_lock)) {
+		put_task_struct(task);
+		return -EINTR;
+	}
 	current_job = job_of_process(task);
 	job = current_job ? NULL : job_get(req->r_jid);
 	if (IS_ERR(current_job))

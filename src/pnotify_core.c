@@ -375,12 +375,17 @@ static struct pn_task *pn_entry_alloc(unsigned int nr, size_t room, gfp_t gfp)
 	return e;
 }
 
-/* Any context.  The reference goes at the exit, else in an RCU callback. */
+/*
+ * Any context, for a holder of the hooks (the parent's entry, a prepared
+ * subscription): a followed task holds them too.  The reference goes at
+ * the exit, else in an RCU callback.
+ */
 static void pn_entry_bind(struct pn_task *e, struct task_struct *task)
 {
 	get_task_struct(task);
 	e->task = task;
 	atomic_long_inc(&pn_stats.tasks);
+	pn_hooks_hold();
 }
 
 /* Any context; the task has another reference. */
@@ -390,6 +395,7 @@ static inline void pn_entry_unbind(struct pn_task *e)
 	/* RCU readers of the table compare it: see pn_task_lookup(). */
 	WRITE_ONCE(e->task, NULL);
 	atomic_long_dec(&pn_stats.tasks);
+	pn_hooks_put();
 }
 
 static void pn_kit_recycle(struct pn_task *e);
@@ -1125,6 +1131,7 @@ static void pn_sub_init(struct pnotify_subscriber *sub,
 	INIT_LIST_HEAD(&sub->task_link);
 	sub->linked = false;
 	sub->called = false;
+	sub->holds_hooks = false;
 	INIT_LIST_HEAD(&sub->fork_link);
 	INIT_LIST_HEAD(&sub->calls);
 	refcount_set(&sub->ref, 1);
@@ -1188,6 +1195,7 @@ struct pnotify_subscriber *pnotify_prepare(struct task_struct *task,
 		pn_sub_free(sub, false);
 		return ERR_PTR(err);
 	}
+	sub->holds_hooks = true;
 	return sub;
 }
 EXPORT_SYMBOL_GPL(pnotify_prepare);
@@ -1239,6 +1247,8 @@ static void pn_sub_free(struct pnotify_subscriber *sub, bool exit_cb)
 		atomic_long_inc(&events->nr_exit);
 	}
 	put_task_struct(sub->task);
+	if (sub->holds_hooks)
+		pn_hooks_put();
 	pn_block_put(sub);
 	/* After the decrement, events may be freed: touch only our own. */
 	if (atomic_dec_and_test(&events->nr_subs))
@@ -1974,6 +1984,8 @@ static void pn_sub_release(struct pnotify_subscriber *sub,
 	pn_sub_drop_calls(sub);
 	atomic_long_inc(&events->nr_exit);
 	put_task_struct(sub->task);
+	if (sub->holds_hooks)
+		pn_hooks_put();
 	sub->fork_parent = *released;
 	*released = sub;
 	atomic_dec(&events->nr_subs);
@@ -2392,6 +2404,7 @@ static int pn_run_init_pass(struct pnotify_events *events)
 			pn_sub_free(sub, true);
 			atomic_long_inc(&events->nr_failed);
 		} else {
+			sub->holds_hooks = true;
 			atomic_long_inc(&events->nr_init);
 			taken++;
 			/* Exited or inherited meanwhile: end it, balanced. */

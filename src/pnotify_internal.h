@@ -27,11 +27,16 @@ void pn_core_exec(struct task_struct *task);
 void pn_core_exit(struct task_struct *task);
 
 /*
- * pn_hooks_get() arms the hooks before the first subscription is prepared
- * (process context; fails if they cannot be armed, or with -EINTR for a
- * fatal signal while it waits); they stay armed until the module unloads.
+ * Holds on the hooks keep them armed: one per subscription prepared and
+ * one per task followed.  pn_hooks_get() arms them if needed and holds
+ * them (process context; fails if they cannot be armed, or with -EINTR
+ * for a fatal signal while it waits); pn_hooks_hold() adds a hold for a
+ * holder of one, pn_hooks_put() drops one, in any context.  The hooks
+ * disarm idle_ms after the last hold went.
  */
 int pn_hooks_get(void);
+void pn_hooks_hold(void);
+void pn_hooks_put(void);
 
 /* For the benchmark module only (symbol namespace PNOTIFY_INTERNAL). */
 int pn_core_dispatch_exec(struct task_struct *task);

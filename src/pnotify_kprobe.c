@@ -18,14 +18,14 @@
  * for whatever must sleep.  The callback is notrace, and needs no
  * recursion check: nothing it calls reaches a hooked function.
  *
- * The hooks are armed when the core first needs them (a subscription is
- * prepared), and stay armed until the module unloads: until then, a fork,
- * exec or exit costs what it costs without the module.  They are not
- * disarmed when nothing is followed any more: unregistering an ftrace_ops
- * of a module waits for RCU Tasks, which (before 6.9) waits for a pid
- * namespace's init that reaps its children, one of which could be waiting
- * to arm them again.  (The unload still unregisters, as any module that
- * uses ftrace does.)
+ * The hooks are armed while the core holds them (a subscription is
+ * prepared, a task is followed), and disarmed idle_ms after the last hold
+ * went: with nothing followed, a fork, exec or exit costs what it costs
+ * without the module.  Disarmed, the ftrace_ops stays registered with the
+ * hooked functions on its notrace list, their sites back to a no-op (see
+ * pn_functions_mute()), and the tracepoint's probe is unregistered.
+ * Where ftrace cannot mute them so (PN_FTRACE_CAN_MUTE: before 5.11), the
+ * hooks stay armed from the first arming to the unload.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -146,45 +146,196 @@ static int pn_probes_register(void)
 	return 0;
 }
 
-static DEFINE_MUTEX(pn_arm_lock);
-static bool pn_hooks_armed;
+static unsigned int idle_ms = 10000;
+module_param(idle_ms, uint, 0644);
+MODULE_PARM_DESC(idle_ms, "how long the hooks stay armed once nothing is followed (ms)");
 
 /*
- * Arms the hooks if they are not yet.  Process context; a fatal signal
- * ends the wait for another arming.  Whoever it returns 0 to can rely on
- * them: they stay armed until unload.
+ * The holds on the hooks: one per task followed (its entry) and one per
+ * subscription prepared.  They go from 0 to 1 only under pn_arm_lock,
+ * with the hooks armed, and the hooks are disarmed only under it with no
+ * hold: whoever holds them knows they are armed.
+ *
+ * Arming and disarming patch kernel text under ftrace's and the text
+ * locks, which others hold across a wait for RCU Tasks; before 6.9 that
+ * waits for an exiting pid namespace's init, which waits for its children
+ * to exit.  So both run in kworkers, under pn_arm_lock, and a task that
+ * wants the hooks armed waits for them only killably: killed with its
+ * namespace, it lets the init go on.
+ */
+static atomic_long_t pn_hook_holds = ATOMIC_LONG_INIT(0);
+static DEFINE_MUTEX(pn_arm_lock);
+static bool pn_hooks_armed;
+static bool pn_ops_registered;	/* from the first arming to the unload */
+static int pn_arm_err;		/* of the last arming */
+static unsigned long pn_armings;	/* tried; woken on pn_arm_wq */
+static DECLARE_WAIT_QUEUE_HEAD(pn_arm_wq);
+/* Callers of pn_hooks_get() on the slow path: the idle work waits for them. */
+static atomic_t pn_arm_waiters = ATOMIC_INIT(0);
+
+/*
+ * Mutes or unmutes the hooked functions in the registered ftrace_ops, by
+ * its notrace list: their sites go back to a no-op.  Unregistering the
+ * ops instead would wait for RCU Tasks itself.
+ */
+static int pn_functions_mute(bool mute)
+{
+	char name[KSYM_NAME_LEN];
+	unsigned int i;
+	int err;
+
+	if (!mute)
+		return ftrace_set_notrace(&pn_ops, NULL, 0, 1);
+	for (i = 0; i < PN_NR_HOOKS; i++) {
+		if (pn_hooks[i].probe)
+			continue;
+		/* ftrace parses the name in place. */
+		strscpy(name, pn_hooks[i].name, sizeof(name));
+		err = ftrace_set_notrace(&pn_ops, name, strlen(name), 0);
+		if (err) {
+			ftrace_set_notrace(&pn_ops, NULL, 0, 1);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* pn_arm_lock held. */
+static int pn_hooks_arm(void)
+{
+	int err = pn_probes_register();
+
+	if (err)
+		return err;
+	if (pn_ops_registered)
+		err = pn_functions_mute(false);
+	else
+		err = register_ftrace_function(&pn_ops);
+	/* Until the unload, a probe removed may still run. */
+	if (err) {
+		pn_probes_unregister(PN_NR_HOOKS);
+		return err;
+	}
+	pn_ops_registered = true;
+	pn_hooks_armed = true;
+	return 0;
+}
+
+static void pn_arm_work_fn(struct work_struct *work)
+{
+	mutex_lock(&pn_arm_lock);
+	if (!pn_hooks_armed) {
+		pn_arm_err = pn_hooks_arm();
+		if (pn_arm_err == -EBUSY) {
+			/* Not busy: ftrace is off until someone turns it on. */
+			pr_err_ratelimited("cannot arm the hooks: sysctl kernel.ftrace_enabled is 0\n");
+			pn_arm_err = -EOPNOTSUPP;
+		} else if (pn_arm_err) {
+			pr_err_ratelimited("cannot arm the hooks (error %d)\n",
+					   pn_arm_err);
+		}
+	}
+	pn_armings++;
+	mutex_unlock(&pn_arm_lock);
+	wake_up_all(&pn_arm_wq);
+}
+
+static DECLARE_WORK(pn_arm_work, pn_arm_work_fn);
+
+static void pn_hooks_idle_later(void);
+
+/*
+ * Arms the hooks if they are not yet, and holds them.  Process context;
+ * -EINTR for a fatal signal while it waits.
  */
 int pn_hooks_get(void)
 {
-	int err = 0;
+	unsigned long armings;
+	bool waited = false;
+	int err;
 
 	might_sleep();
-	/* Pairs with the release below: armed means registered. */
-	if (smp_load_acquire(&pn_hooks_armed))
+	if (atomic_long_inc_not_zero(&pn_hook_holds))
 		return 0;
-	if (mutex_lock_killable(&pn_arm_lock))
-		return -EINTR;
-	if (!pn_hooks_armed) {
-		err = pn_probes_register();
-		if (!err) {
-			err = register_ftrace_function(&pn_ops);
-			/* Until the unload, a probe removed may still run. */
-			if (err)
-				pn_probes_unregister(PN_NR_HOOKS);
+	atomic_inc(&pn_arm_waiters);
+	for (;;) {
+		err = mutex_lock_killable(&pn_arm_lock);
+		if (err)
+			break;
+		if (pn_hooks_armed) {
+			atomic_long_inc(&pn_hook_holds);
+			mutex_unlock(&pn_arm_lock);
+			break;
 		}
-		if (err == -EBUSY) {
-			/* Not busy: ftrace is off until someone turns it on. */
-			pr_err_ratelimited("cannot arm the hooks: sysctl kernel.ftrace_enabled is 0\n");
-			err = -EOPNOTSUPP;
-		} else if (err) {
-			pr_err_ratelimited("cannot arm the hooks (error %d)\n", err);
-		} else {
-			/* Pairs with the acquire above. */
-			smp_store_release(&pn_hooks_armed, true);
-		}
+		err = waited ? pn_arm_err : 0;
+		armings = pn_armings;
+		mutex_unlock(&pn_arm_lock);
+		if (err)
+			break;
+		queue_work(system_unbound_wq, &pn_arm_work);
+		err = wait_event_killable(pn_arm_wq,
+					  READ_ONCE(pn_armings) != armings);
+		if (err)
+			break;
+		waited = true;
+	}
+	/* The last waiter, leaving without a hold, lets them disarm. */
+	if (atomic_dec_and_test(&pn_arm_waiters) &&
+	    !atomic_long_read(&pn_hook_holds))
+		pn_hooks_idle_later();
+	return err;
+}
+
+/* Another hold, by a holder of one: any context. */
+void pn_hooks_hold(void)
+{
+	WARN_ON_ONCE(atomic_long_inc_return(&pn_hook_holds) == 1);
+}
+
+/*
+ * Disarms the hooks if nothing holds them, idle_ms after the last hold
+ * went.  A hook running meanwhile finds nothing to follow.  The probe
+ * goes at once; removed, it may still run until the unload's wait.
+ */
+static void pn_hooks_idle(struct work_struct *work)
+{
+	int err;
+
+	mutex_lock(&pn_arm_lock);
+	if (pn_hooks_armed && !atomic_long_read(&pn_hook_holds) &&
+	    !atomic_read(&pn_arm_waiters)) {
+		/*
+		 * Disarmed even if some function could not be muted: with
+		 * nothing followed its hook finds nothing, and the next
+		 * arming unmutes them all or fails.
+		 */
+		err = pn_functions_mute(true);
+		if (err)
+			pr_warn_ratelimited("cannot mute the hooked functions (error %d)\n",
+					    err);
+		pn_probes_unregister(PN_NR_HOOKS);
+		pn_hooks_armed = false;
 	}
 	mutex_unlock(&pn_arm_lock);
-	return err;
+}
+
+static DECLARE_DELAYED_WORK(pn_idle_work, pn_hooks_idle);
+
+/* Any context: the timer and workqueue locks are raw on PREEMPT_RT. */
+static void pn_hooks_idle_later(void)
+{
+	if (PN_FTRACE_CAN_MUTE)
+		mod_delayed_work(system_wq, &pn_idle_work,
+				 msecs_to_jiffies(READ_ONCE(idle_ms)));
+}
+
+void pn_hooks_put(void)
+{
+	long holds = atomic_long_dec_return(&pn_hook_holds);
+
+	WARN_ON_ONCE(holds < 0);
+	if (!holds)
+		pn_hooks_idle_later();
 }
 
 /*
@@ -208,9 +359,9 @@ static unsigned long pn_ftrace_site(const char *function)
 }
 
 /*
- * Empties the filter, which frees it (5.10 does not export
- * ftrace_free_filter()); it fails only without memory, or with ftrace
- * shut down, and then leaks it.
+ * Empties the filter and the notrace list, which frees them (5.10 does not
+ * export ftrace_free_filter()); each fails only without memory, or with
+ * ftrace shut down, and then leaks its list.
  */
 static void pn_hooks_unfilter(void)
 {
@@ -218,6 +369,9 @@ static void pn_hooks_unfilter(void)
 
 	if (err)
 		pr_warn("cannot free the hooks' filter (error %d)\n", err);
+	err = ftrace_set_notrace(&pn_ops, NULL, 0, 1);
+	if (err)
+		pr_warn("cannot free the hooks' notrace list (error %d)\n", err);
 }
 
 static void pn_tracepoint_match(struct tracepoint *tp, void *hook)
@@ -274,10 +428,14 @@ static void pn_hooks_remove(void)
 {
 	int err = 0;
 
-	if (pn_hooks_armed) {
+	mutex_lock(&pn_arm_lock);
+	if (pn_hooks_armed)
 		pn_probes_unregister(PN_NR_HOOKS);
+	pn_hooks_armed = false;
+	if (pn_ops_registered)
 		err = unregister_ftrace_function(&pn_ops);
-	}
+	pn_ops_registered = false;
+	mutex_unlock(&pn_arm_lock);
 	if (WARN_ON(err)) {
 		pr_emerg("ftrace cannot unhook fork, exec and exit (error %d): this unload waits for ever, since freeing pnotify would leave them calling freed code; reboot\n",
 			 err);
@@ -298,6 +456,10 @@ static int pn_proc_show(struct seq_file *m, void *v)
 		seq_printf(m, "hook: %s %s %s\n", pn_hooks[i].name,
 			   pn_hooks[i].probe ? "tracepoint" : "ftrace",
 			   READ_ONCE(pn_hooks_armed) ? "armed" : "disarmed");
+	seq_printf(m, "hook_disarm: %s\n",
+		   PN_FTRACE_CAN_MUTE ? "when idle" : "never (this kernel's ftrace)");
+	seq_printf(m, "hook_holds: %ld\n", atomic_long_read(&pn_hook_holds));
+	seq_printf(m, "hook_armings: %lu\n", READ_ONCE(pn_armings));
 	pn_core_show(m);
 	return 0;
 }
@@ -335,8 +497,13 @@ out_sync:
 static void __exit pn_exit(void)
 {
 	remove_proc_entry("pnotify", NULL);
+	/* A caller of pn_hooks_get() killed while it waited may have left it. */
+	cancel_work_sync(&pn_arm_work);
 	pn_hooks_remove();
 	pn_core_exit_module();
+	/* The core's last entries, let go of meanwhile, may have queued it. */
+	cancel_delayed_work_sync(&pn_idle_work);
+	WARN_ON(atomic_long_read(&pn_hook_holds));
 	pn_sync_exit();
 }
 

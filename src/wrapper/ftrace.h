@@ -12,6 +12,12 @@
  * FTRACE_OPS_FL_RECURSION_SAFE was called through a recursion-checking
  * wrapper; since, only one with FTRACE_OPS_FL_RECURSION is.  A hook needs
  * no such check: its callback never calls the function it hooks.
+ *
+ * PN_FTRACE_CAN_MUTE: whether the ops' functions can be muted by its
+ * notrace list while it is registered.  Not with SAVE_REGS: 5.10 then
+ * leaves FTRACE_FL_REGS on a record whose last user the notrace list took
+ * away, and the ops' unregister finds it and shuts ftrace down (a WARNING
+ * in ftrace_shutdown(), every ftrace call -ENODEV after).
  */
 #ifndef _PNOTIFY_WRAPPER_FTRACE_H
 #define _PNOTIFY_WRAPPER_FTRACE_H
@@ -35,6 +41,7 @@
 #define PN_FTRACE_OPS_FLAGS (FTRACE_OPS_FL_SAVE_REGS | \
 			     FTRACE_OPS_FL_RECURSION_SAFE | \
 			     FTRACE_OPS_FL_PERMANENT)
+#define PN_FTRACE_CAN_MUTE false
 
 static __always_inline unsigned long
 pn_ftrace_arg(struct pt_regs *regs, unsigned int n)
@@ -46,6 +53,7 @@ pn_ftrace_arg(struct pt_regs *regs, unsigned int n)
 
 #define pn_ftrace_regs ftrace_regs
 #define PN_FTRACE_OPS_FLAGS FTRACE_OPS_FL_PERMANENT
+#define PN_FTRACE_CAN_MUTE true
 
 static __always_inline unsigned long
 pn_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
@@ -61,6 +69,7 @@ pn_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 
 #define pn_ftrace_regs ftrace_regs
 #define PN_FTRACE_OPS_FLAGS (FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_PERMANENT)
+#define PN_FTRACE_CAN_MUTE false
 
 static __always_inline unsigned long
 pn_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)

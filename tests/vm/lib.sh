@@ -10,10 +10,13 @@ pn_fail() {
 	exit 1
 }
 
-# pn_load MODULE [PARAM=VALUE...]
+# pn_load MODULE [PARAM=VALUE...]; pnotify also gets PN_PNOTIFY_PARAMS
+# (run.sh --env, e.g. idle_ms=0 to disarm its hooks after every job).
 pn_load() {
 	_m=$1
 	shift
+	# shellcheck disable=SC2086 # a list of parameters
+	[ "$_m" != pnotify ] || set -- "$@" ${PN_PNOTIFY_PARAMS:-}
 	insmod "$PN_MODDIR/$_m.ko" "$@" || pn_fail "insmod $_m $*"
 	pn_log "loaded $_m $*"
 }

@@ -2,8 +2,8 @@
 # (exit), armed when the first subscription is prepared and not before: a
 # process that no subscriber follows leaves no trace in pnotify's table,
 # and until a task is followed the hooks are not even called (ftrace's own
-# list of the functions it calls back says so too).  Once armed they stay
-# armed until pnotify unloads.
+# list of the functions it calls back says so too).  Once nothing is
+# followed they disarm (idle_ms later), and arm again for the next job.
 . /lib/pn/lib.sh
 
 enabled=/sys/kernel/tracing/enabled_functions
@@ -16,6 +16,21 @@ hooks_armed() {
 
 hooks_disarmed() {
 	! grep -q '^hook: .* armed$' /proc/pnotify
+}
+
+# Whether this kernel's ftrace lets pnotify disarm its hooks (not 5.10's).
+disarms() {
+	grep -q '^hook_disarm: when idle$' /proc/pnotify
+}
+
+# Waits up to 10 s for the hooks to disarm.
+wait_disarmed() {
+	_n=0
+	while ! hooks_disarmed; do
+		[ "$_n" -lt 100 ] || return 1
+		sleep 0.1
+		_n=$((_n + 1))
+	done
 }
 
 # How many of the hooked functions ftrace calls back for anyone, and for
@@ -61,35 +76,95 @@ dmesg | grep -q 'sysctl kernel.ftrace_enabled is 0' ||
 hooks_disarmed || pn_fail "hooks armed with kernel.ftrace_enabled 0"
 echo 1 > /proc/sys/kernel/ftrace_enabled
 
-# The first job arms the hooks before its first process is followed, and
-# they stay armed after it.  Each round's first fork must find them armed:
-# the child is a member.
-rounds=$(pn_scale 60)
-i=0
-while [ "$i" -lt "$rounds" ]; do
-	out=$(jobctl create -- sh -c 'sleep 30 & p=$!
+# first_child_member ROUND: a job's first child is a member, the hooks
+# armed, when its fork returns.
+first_child_member() {
+	_out=$(jobctl create -- sh -c 'sleep 30 & p=$!
 		armed=$(grep -c "^hook: .* armed$" /proc/pnotify)
 		jstat -p | awk -v p="$p" "\$3 == p { found = 1 } END { exit !found }" &&
 			echo "member $armed"
-		kill "$p"') || pn_fail "round $i: jobctl create failed"
-	case $out in
+		kill "$p"') || pn_fail "round $1: jobctl create failed"
+	case $_out in
 	*"member 3") ;;
-	*) pn_fail "round $i: the job's first child is not a member, or hooks not armed: $out" ;;
+	*) pn_fail "round $1: the job's first child is not a member, or hooks not armed: $_out" ;;
 	esac
+}
+
+hook_stat() {
+	sed -n "s/^hook_$1: //p" /proc/pnotify
+}
+
+# Each job's first fork finds the hooks armed (the child is a member), and
+# once the job has ended they disarm: with idle_ms 0, before every round.
+echo 0 > /sys/module/pnotify/parameters/idle_ms
+rounds=$(pn_scale 60)
+i=0
+while [ "$i" -lt "$rounds" ]; do
+	! disarms || wait_disarmed ||
+		pn_fail "round $i: the hooks stayed armed with nothing followed"
+	first_child_member "$i"
 	i=$((i + 1))
 done
-echo "$rounds rounds: the first child of each job a member"
+echo "$rounds rounds: the hooks disarmed before each job, its first child a member"
+
+# Jobs created while the hooks arm and disarm: a loop of one-process jobs
+# flaps them, and each round's first child must still be a member.  Every
+# member's exit is seen: no hold is left after.
+armings=$(hook_stat armings)
+rm -f /tmp/churn.stop
+(while [ ! -e /tmp/churn.stop ]; do
+	jobctl create -- true || exit 1
+	# A gap as long as a disarming, now and then.
+	sleep 0.02
+done) &
+churn=$!
+i=0
+while [ "$i" -lt "$rounds" ]; do
+	first_child_member "churn $i"
+	i=$((i + 1))
+done
+touch /tmp/churn.stop
+wait "$churn" || pn_fail "a job of the churn could not be created"
+armings=$(($(hook_stat armings) - armings))
+echo "$rounds rounds beside the churn: the hooks armed $armings times meanwhile"
+[ "$armings" -gt 0 ] || ! disarms || pn_fail "the churn never disarmed the hooks"
+n=0
+until [ "$(hook_stat holds)" = 0 ]; do
+	[ "$n" -lt 100 ] || pn_fail "$(hook_stat holds) holds on the hooks left with no job: an exit went unseen"
+	sleep 0.1
+	n=$((n + 1))
+done
 # The exit hook (the tracepoint's probe) saw the members' exits.
 [ "$(sed -n 's/^exits_in_hook: //p' /proc/pnotify)" -gt 0 ] ||
 	pn_fail "no member's exit was ended in the exit hook"
-hooks_armed || pn_fail "the hooks disarmed after the jobs"
-[ "$(ftrace_hooked)" = 2 ] ||
-	pn_fail "armed, ftrace calls pnotify back for $(ftrace_hooked) hooked functions, not 2"
-# Armed, pnotify's hooks keep ftrace on.
+echo 1000 > /sys/module/pnotify/parameters/idle_ms
+if disarms; then
+	wait_disarmed || pn_fail "the hooks stayed armed after the jobs"
+	[ "$(ftrace_users)" = "$before" ] ||
+		pn_fail "disarmed, ftrace calls back $(ftrace_users) hooked functions, $before before pnotify"
+else
+	sleep 2
+	hooks_armed || pn_fail "the hooks disarmed after the jobs on a kernel whose ftrace cannot mute them"
+fi
+
+# While a job lives they stay armed, and keep ftrace on.
+jobctl create -- sleep 60 &
+member=$!
+n=0
+until hooks_armed && [ "$(ftrace_hooked)" = 2 ]; do
+	[ "$n" -lt 100 ] || pn_fail "armed, ftrace calls pnotify back for $(ftrace_hooked) hooked functions, not 2"
+	sleep 0.1
+	n=$((n + 1))
+done
+sleep 2
+hooks_armed || pn_fail "the hooks disarmed while a job lives"
 if echo 0 > /proc/sys/kernel/ftrace_enabled; then
 	echo 1 > /proc/sys/kernel/ftrace_enabled
 	pn_fail "kernel.ftrace_enabled could be set to 0 under armed hooks"
 fi
+kill "$member"
+wait "$member"
+! disarms || wait_disarmed || pn_fail "the hooks stayed armed after the last job"
 pn_unload keyring_bridge
 pn_unload job
 pn_unload pnotify
