@@ -273,10 +273,12 @@ int pn_hooks_get(void)
 		if (err)
 			break;
 		queue_work(system_unbound_wq, &pn_arm_work);
-		err = wait_event_killable(pn_arm_wq,
-					  READ_ONCE(pn_armings) != armings);
-		if (err)
+		/* It says -ERESTARTSYS; callers are told -EINTR, as above. */
+		if (wait_event_killable(pn_arm_wq,
+					READ_ONCE(pn_armings) != armings)) {
+			err = -EINTR;
 			break;
+		}
 		waited = true;
 	}
 	/* The last waiter, leaving without a hold, lets them disarm. */
