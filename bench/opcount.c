@@ -4,12 +4,15 @@
  * deterministic benchmark lane (bench/vm/icount.sh, with QEMU's
  * bench/icount plugin counting the guest's instructions).
  *
- *   opcount [-w WARMUP] [-P PID] [-u] fork|exec|thread N
+ *   opcount [-w WARMUP] [-P PID] [-u] fork|exec|thread|job N
  *
  *   fork    fork, the child exits at once, the parent reaps it
  *   exec    fork, the child execs this (static) program, which exits at
  *           once, the parent reaps it
  *   thread  pthread_create of a thread that returns at once, pthread_join
+ *   job     fork, the child creates a job (job.ko) and exits, ending it,
+ *           the parent reaps it: with the hooks disarmed, what arming
+ *           them costs the job's start
  *
  * First WARMUP operations (default N / 10) bring caches, the thread stack
  * cache and TCG's translations to their steady state; then the last pid is
@@ -35,6 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "bench.h"
+#include "../userspace/job.h"
 
 #define EXEC_ARG	"--exit-now"
 #define NS_LAST_PID	"/proc/sys/kernel/ns_last_pid"
@@ -43,7 +47,7 @@ static const char *self;
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: opcount [-w WARMUP] [-P PID] [-u] fork|exec|thread N\n");
+	fprintf(stderr, "usage: opcount [-w WARMUP] [-P PID] [-u] fork|exec|thread|job N\n");
 	exit(2);
 }
 
@@ -88,6 +92,15 @@ static int op_exec(void)
 	return reap(pid);
 }
 
+static int op_job(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(job_create(0, getuid(), 0) == (jid_t)-1);
+	return reap(pid);
+}
+
 static void *thread_main(void *arg)
 {
 	return arg;
@@ -119,6 +132,7 @@ int main(int argc, char **argv)
 		int (*run)(void);
 	} ops[] = {
 		{ "fork", op_fork }, { "exec", op_exec }, { "thread", op_thread },
+		{ "job", op_job },
 	};
 	long n, i, warmup = -1, last_pid = 10000, errors = 0;
 	int (*run)(void) = NULL;

@@ -24,6 +24,7 @@ ROW = re.compile(r'bench: (\w[\w-]*) (.*)$')
 CONFIGS = {
     'A': 'no module',
     'B': 'loaded, outside any job, no job since load',
+    'F': 'loaded, outside any job, a job came and went: the hooks disarmed',
     'E': 'loaded, outside any job, another job alive',
     'C': 'in a job, 1 subscriber (job)',
     'D': 'in a job, 2 subscribers (job, keyring_bridge)',
@@ -355,15 +356,16 @@ def icount_section(rows):
             ops.append(r['op'])
     cfgs = {r['cfg'] for r in rows}
     plain = order_of({c for c in cfgs if '@' not in c and '-' not in c},
-                     ['A', 'B', 'E', 'C', 'D', 'pids'])
+                     ['A', 'B', 'F', 'E', 'C', 'D', 'pids'])
     boots = defaultdict(set)
     for r in rows:
-        if not r['op'].startswith('kill-'):
+        if not r['op'].startswith('kill-') and r['op'] != 'job':
             boots[(r['run'].split(':')[0], r['ops'])].add(r['run'])
     text = ['Boots (logs/NAME.log): ' + '; '.join(
                 f'{b}: {len(runs)} rounds of {n} operations per run'
                 for (b, n), runs in sorted(boots.items())) +
-            ' (kill: one kill of the whole group per run).  Spread: (largest '
+            ' (kill: one kill of the whole group per run; a job\'s start: '
+            'one per run).  Spread: (largest '
             '- smallest) / median of the configuration\'s runs.  User, core '
             'kernel and module area (0xffffffffc0000000-0xffffffffff000000: '
             'modules, ftrace and kprobe trampolines) are medians.', '']
@@ -375,6 +377,12 @@ def icount_section(rows):
                      'the end (pids: cgroup.kill + `populated 0`; C, D: '
                      'killjid + waitjid)')
             unit = 'per kill'
+        elif op == 'job':
+            base = 'E'
+            title = ('### a job\'s start and end: fork, the child creates a '
+                     'job and exits, wait (E: the hooks armed; F: the first '
+                     'job since they disarmed, which arms them)')
+            unit = 'per op'
         else:
             base = 'A'
             title = {'fork': '### fork + exit + wait',
@@ -413,7 +421,7 @@ def compare_section(rows):
             if r['op'] == op:
                 by_cfg[r['cfg']][r['run']] = r['instructions']
         for c in order_of({c for c in by_cfg if f'{c}@base' in by_cfg},
-                          ['A', 'B', 'E', 'C', 'D', 'pids']):
+                          ['A', 'B', 'F', 'E', 'C', 'D', 'pids']):
             this, base = by_cfg[c], by_cfg[f'{c}@base']
             deltas = [this[k] - base[k] for k in this if k in base]
             b, t = statistics.median(base.values()), statistics.median(this.values())

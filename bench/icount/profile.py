@@ -129,9 +129,10 @@ def main():
         used += k
     for op in sorted({op for _, op in per}):
         cfgs = [c for c, o in per if o == op]
-        # Against A; a kill has no A, its baseline is the pids cgroup's.
-        base = 'A' if 'A' in cfgs else 'pids'
-        if base not in cfgs:
+        # Against A; a kill has no A, its baseline is the pids cgroup's; a
+        # job's start (E, F) has neither, its baseline is E's armed hooks.
+        base = next((b for b in ('A', 'pids', 'E') if b in cfgs), None)
+        if not base:
             continue
         cfgs.sort(key=lambda c: (c != base, c))
 

@@ -8,6 +8,8 @@
 # of PN_BENCH_OPS in turn, PN_BENCH_RUNS rounds:
 #  - opcount fork|exec|thread PN_BENCH_ICOUNT_OPS (after a warm-up, with the
 #    last pid reset, so that every run allocates the same pids);
+#  - in E and F, opcount job 1: a job's start and end, in F the first
+#    since the hooks disarmed, which arms them;
 #  - killing PN_BENCH_KILL_PROCS sleeping processes (0: not measured) and
 #    waiting for the end: cgroup.kill + "populated 0" in pids, killjid +
 #    waitjid in C and D;
@@ -18,7 +20,7 @@
 # shellcheck source=bench/vm/lib/bench.sh
 . /lib/pn/bench.sh
 
-configs=$(echo "${PN_BENCH_CONFIGS:-A,B,E,C,D,pids}" | tr , ' ')
+configs=$(echo "${PN_BENCH_CONFIGS:-A,B,F,E,C,D,pids}" | tr , ' ')
 ops=$(echo "${PN_BENCH_OPS:-fork,exec,thread}" | tr , ' ')
 n=${PN_BENCH_ICOUNT_OPS:-2000}
 kill_procs=${PN_BENCH_KILL_PROCS:-1000}
@@ -85,6 +87,12 @@ while [ "$run" -le "$BENCH_RUNS" ]; do
 				pn_fail "opcount $op in $cfg: $out"
 			emit "run=$run cfg=$cfg op=$op ops=$n" "$out"
 		done
+		case ${cfg%%[/@]*} in
+		E|F)
+			out=$(opcount -w 0 -P "$first_pid" job 1) ||
+				pn_fail "opcount job in $cfg: $out"
+			emit "run=$run cfg=$cfg op=job ops=1" "$out" ;;
+		esac
 		[ "$kill_procs" -gt 0 ] || continue
 		case ${cfg%%[/@]*} in
 		pids) kind=cgroup ;;

@@ -13,6 +13,8 @@ BENCH_RUNS=${PN_BENCH_RUNS:-5}
 #   B  pnotify, job and keyring_bridge loaded, the process outside any job,
 #      no job since they were loaded (pnotify is loaded anew: its hooks are
 #      not armed yet)
+#   F  as B, after a job came and went: the hooks disarmed (pnotify's
+#      idle_ms set to 0 for that job alone)
 #   E  as B, while another job is alive (the hooks armed)
 #   C  inside a job, one subscriber (job)
 #   D  inside a job, two subscribers (job and keyring_bridge)
@@ -36,7 +38,7 @@ bench_modules_for() {
 	[ "$_sync" = "$_cfg" ] && _sync=default
 	case ${_cfg%%/*} in
 	A|pids) echo '' ;;
-	B|D|E) echo "pnotify:$_sync@$_rev job@$_rev keyring_bridge@$_rev" ;;
+	B|D|E|F) echo "pnotify:$_sync@$_rev job@$_rev keyring_bridge@$_rev" ;;
 	C) echo "pnotify:$_sync@$_rev job@$_rev" ;;
 	*) pn_fail "unknown configuration $1" ;;
 	esac
@@ -94,6 +96,14 @@ bench_config() {
 			! mkdir -p "$BENCH_CGROUP"; then
 			pn_fail "a pids cgroup"
 		fi ;;
+	F)
+		grep -q '^hook_disarm: when idle' /proc/pnotify ||
+			pn_fail "F: the hooks never disarm on this kernel"
+		_idle_ms=$(cat /sys/module/pnotify/parameters/idle_ms)
+		echo 0 > /sys/module/pnotify/parameters/idle_ms
+		jobctl create -- true > /dev/null || pn_fail "F's job"
+		pn_wait_until "F: the hooks disarmed" bench_hooks_disarmed
+		echo "$_idle_ms" > /sys/module/pnotify/parameters/idle_ms ;;
 	E)
 		rm -f /tmp/bench-other-job
 		jobctl create -- sleep 1000000 > /tmp/bench-other-job &
@@ -106,6 +116,11 @@ bench_config() {
 	# anything is measured.
 	bench_in "$_cfg" forkexit -q "${PN_BENCH_WARMUP_FORKS:-300}" > /dev/null ||
 		pn_fail "warm-up in $_cfg"
+}
+
+# True when pnotify's hooks are all disarmed.
+bench_hooks_disarmed() {
+	! grep -q '^hook: .* armed$' /proc/pnotify
 }
 
 # bench_in CFG CMD...: runs CMD where the configuration puts the process
