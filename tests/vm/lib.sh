@@ -52,6 +52,11 @@ pn_as_user() {
 
 # pn_wait_until WHAT CMD...: wait until CMD succeeds (up to 60 s, or 600 s
 # on a slow kernel); fail naming WHAT otherwise.
+# True when pnotify's hooks are all disarmed (/proc/pnotify).
+pn_hooks_disarmed() {
+	! grep -q '^hook: .* armed$' /proc/pnotify
+}
+
 pn_wait_until() {
 	_what=$1
 	shift

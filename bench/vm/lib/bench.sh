@@ -102,7 +102,7 @@ bench_config() {
 		_idle_ms=$(cat /sys/module/pnotify/parameters/idle_ms)
 		echo 0 > /sys/module/pnotify/parameters/idle_ms
 		jobctl create -- true > /dev/null || pn_fail "F's job"
-		pn_wait_until "F: the hooks disarmed" bench_hooks_disarmed
+		pn_wait_until "F: the hooks disarmed" pn_hooks_disarmed
 		echo "$_idle_ms" > /sys/module/pnotify/parameters/idle_ms ;;
 	E)
 		rm -f /tmp/bench-other-job
@@ -116,11 +116,6 @@ bench_config() {
 	# anything is measured.
 	bench_in "$_cfg" forkexit -q "${PN_BENCH_WARMUP_FORKS:-300}" > /dev/null ||
 		pn_fail "warm-up in $_cfg"
-}
-
-# True when pnotify's hooks are all disarmed.
-bench_hooks_disarmed() {
-	! grep -q '^hook: .* armed$' /proc/pnotify
 }
 
 # bench_in CFG CMD...: runs CMD where the configuration puts the process

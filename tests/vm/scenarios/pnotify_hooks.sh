@@ -14,10 +14,6 @@ hooks_armed() {
 	[ "$(grep -c '^hook: .* armed$' /proc/pnotify)" = 3 ]
 }
 
-hooks_disarmed() {
-	! grep -q '^hook: .* armed$' /proc/pnotify
-}
-
 # Whether this kernel's ftrace lets pnotify disarm its hooks (not 5.10's).
 disarms() {
 	grep -q '^hook_disarm: when idle$' /proc/pnotify
@@ -26,7 +22,7 @@ disarms() {
 # Waits up to 10 s for the hooks to disarm.
 wait_disarmed() {
 	_n=0
-	while ! hooks_disarmed; do
+	while ! pn_hooks_disarmed; do
 		[ "$_n" -lt 100 ] || return 1
 		sleep 0.1
 		_n=$((_n + 1))
@@ -59,7 +55,7 @@ grep -q '^forks_followed: 0$' /proc/pnotify || pn_fail "unfollowed forks followe
 # the hooks.
 pn_load job
 pn_load keyring_bridge
-hooks_disarmed || pn_fail "registering job and keyring_bridge armed the hooks"
+pn_hooks_disarmed || pn_fail "registering job and keyring_bridge armed the hooks"
 [ "$(ftrace_users)" = "$before" ] ||
 	pn_fail "ftrace calls back $(ftrace_users) hooked functions, $before before pnotify, with nothing followed"
 
@@ -73,7 +69,7 @@ grep -q 'pnotify cannot hook fork, exec and exit' /tmp/create.err ||
 	pn_fail "with kernel.ftrace_enabled 0, not EOPNOTSUPP: $(cat /tmp/create.err)"
 dmesg | grep -q 'sysctl kernel.ftrace_enabled is 0' ||
 	pn_fail "pnotify did not say why the hooks could not be armed"
-hooks_disarmed || pn_fail "hooks armed with kernel.ftrace_enabled 0"
+pn_hooks_disarmed || pn_fail "hooks armed with kernel.ftrace_enabled 0"
 echo 1 > /proc/sys/kernel/ftrace_enabled
 
 # first_child_member ROUND: a job's first child is a member, the hooks
