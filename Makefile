@@ -22,12 +22,15 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration
 STATIC_LDFLAGS = -static -pthread
 
-TEST_PROGS = pnotify_test jobtest forkexit job_fuzz job_race job_keyring
+TEST_PROGS = pnotify_test jobtest forkexit job_fuzz job_race job_keyring \
+	forkways
 TEST_BINS = $(addprefix $(BUILD)/bin/,$(TEST_PROGS))
 BENCH_PROGS = procfarm opcount
 BENCH_BINS = $(addprefix $(BUILD)/bin/,$(BENCH_PROGS))
-# 32-bit builds of jobctl and jobtest exercise job.ko's compat_ioctl.
-COMPAT_BINS = $(BUILD)/bin/jobctl32 $(BUILD)/bin/jobtest32
+# 32-bit builds of jobctl and jobtest exercise job.ko's compat_ioctl,
+# forkways32 the ia32 entry of a fork pnotify restarts.
+COMPAT_BINS = $(BUILD)/bin/jobctl32 $(BUILD)/bin/jobtest32 \
+	$(BUILD)/bin/forkways32
 SGI_COMMANDS = jstat jkill jwait jattach jdetach jsethid
 UAPI_CFLAGS = -Iinclude/uapi -Iuserspace
 
@@ -75,7 +78,7 @@ $(BUILD)/bin/jobctl32: $(JOBCTL_SOURCES) $(JOBCTL_HEADERS) userspace/libjob.c
 	mkdir -p $(dir $@)
 	$(CC) -m32 $(CFLAGS) $(UAPI_CFLAGS) -o $@ $(JOBCTL_SOURCES) userspace/libjob.c $(STATIC_LDFLAGS)
 
-$(BUILD)/bin/jobtest32: tests/jobtest.c userspace/job.h include/uapi/job.h userspace/libjob.c
+$(BUILD)/bin/%32: tests/%.c userspace/job.h include/uapi/job.h userspace/libjob.c
 	mkdir -p $(dir $@)
 	$(CC) -m32 $(CFLAGS) $(UAPI_CFLAGS) -o $@ $< userspace/libjob.c $(STATIC_LDFLAGS)
 

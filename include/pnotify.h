@@ -164,14 +164,21 @@ void pnotify_unregister(struct pnotify_events *events);
  * subscriber not registered (yet, or any more): one that learns of tasks
  * before pnotify_register() returns has its init() offered them.  The
  * first of them after load arms the hooks, and fails if they cannot be
- * (-EOPNOTSUPP: ftrace is off, sysctl kernel.ftrace_enabled; -EINTR: the
- * caller got a fatal signal waiting for another arming); once one has
- * succeeded, they stay armed.
+ * (-EOPNOTSUPP: ftrace is off, sysctl kernel.ftrace_enabled, or another
+ * ftrace user may send kernel_clone() calls elsewhere, a livepatch of it,
+ * a kprobe with a post handler on it or before 6.0 a BPF trampoline on it,
+ * as the kernel log says; -EINTR: the caller got a fatal signal waiting
+ * for another arming; another error of ftrace's as it is); they disarm
+ * once nothing is followed (pnotify's idle_ms parameter), where the
+ * kernel's ftrace allows (/proc/pnotify's hook_disarm).
  *
  * A followed task's fork needs memory prepared before it (see the kit in
- * pnotify_core.c): when the last refill found none, the child is killed
- * before it runs user code, as a failed fork() callback would have it; for
- * a thread, that takes down its whole thread group.
+ * pnotify_core.c), made before the fork copies anything: a fork that finds
+ * none fails with ENOMEM, as the kernel's own allocations make it fail.  A
+ * fork already under way when its task gets a subscription may find none
+ * that fits: its child is killed before it runs user code, as a failed
+ * fork() callback would have it; for a thread, that takes down its whole
+ * thread group.
  */
 int pnotify_subscribe(struct task_struct *task, struct pnotify_events *events,
 		      void *data);

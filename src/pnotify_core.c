@@ -7,26 +7,23 @@
  * a task that no subscriber follows has none, and costs one RCU lookup per
  * fork, exec and exit.  The hooks run in atomic context, on PREEMPT_RT too:
  * they take only raw spinlocks and bit locks and never allocate.  What a
- * fork needs is prepared beforehand: every entry holds a *kit*, the entry
- * its next child will get, with one subscription block per subscription
- * the child may inherit, and in it, the kit that child will hold.  The fork
- * hook consumes the kit and restocks the parent from a cache; when that
- * is short, the parent's prep work makes a new one before the parent
- * returns to user space.  A child whose kit came with it needs no
- * work of its own; one without (its parent's refill found no memory, or
- * the parent was itself such a child) gets its kit from its prep work,
- * before its first user instruction.  A task forks at most once per return
- * to user space, so a kit is always ready when it is needed.  Kits are
- * cached (pn_kits): the unused kits of tasks that exit, and their entries
- * made kits again after their grace period (pn_kit_recycle()), so that a
- * fork and an exit in a job allocate nothing and queue no refill work in
- * the steady state.
+ * fork needs is prepared before anything is copied: the clone hook, at
+ * kernel_clone()'s entry, gives a followed task a *kit*, the entry its
+ * child will get, with one subscription block per subscription the child
+ * may inherit, from a cache (pn_kits); the fork hook consumes it.  When the
+ * cache has none, the clone hook sends the call to pn_core_clone_restart()
+ * instead, which makes one (it may sleep there, before copy_process())
+ * and has the system call restarted; a fork fails for want of a kit only
+ * when memory does, with ENOMEM (or, under way when its task got a
+ * subscription, without a kit that fits it: pn_fork_doom()).  The cache
+ * holds the unused kits of tasks that exit, and their entries made kits
+ * again after their grace period (pn_kit_recycle()), so that a fork and an
+ * exit in a job allocate nothing and queue no work in the steady state.
  *
  * Callbacks other than inherit run from task works, in the task's own
  * context, where sleeping is legal:
  *
- *  prep  fork callbacks and the next kit: before the task's next return to
- *        user space (a child's first);
+ *  prep  a child's fork callbacks: before its first return to user space;
  *  exec  before the new image's first instruction;
  *  exit  in exit_task_work(), before the task is a zombie; none when every
  *        subscription of the task ends by leave() in the exit hook.
@@ -77,7 +74,7 @@ enum pn_task_flag {
 
 /*
  * A followed task; before it has one, a kit for some task's next child,
- * and on the kit cache, a kit for some refill.
+ * and on the kit cache, a kit for some clone.
  */
 struct pn_task {
 	struct hlist_bl_node node;
@@ -135,9 +132,9 @@ static size_t pn_room;
 /*
  * Clean kits (unbound; their blocks are readied at use), linked through
  * ->kit: those of exited tasks, and those exit works make to keep
- * PN_KITS_LOW, for the fork hook to restock the parent from and for
- * refills.  Sized for the subscribers registered when they were kept; once
- * a subscriber registers, they are freed.  Taken with interrupts off: the
+ * PN_KITS_LOW, for the clone hook to stock the forking task from.  Sized
+ * for the subscribers registered when they were kept; once a subscriber
+ * registers, they are freed.  Taken with interrupts off: the
  * fork hook takes the lock.
  */
 #define PN_KITS_MAX 256
@@ -209,6 +206,23 @@ static unsigned int test_delay_call_us;
 module_param(test_delay_call_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_call_us,
 		 "test only: spin (atomic) in a call's work between taking the call off its subscription and referencing it");
+
+static unsigned int test_delay_clone_us;
+module_param(test_delay_clone_us, uint, 0644);
+MODULE_PARM_DESC(test_delay_clone_us,
+		 "test only: sleep in a fork sent to the restart, before it makes its kit");
+static unsigned int test_clone_restart;
+module_param(test_clone_restart, uint, 0644);
+MODULE_PARM_DESC(test_clone_restart,
+		 "test only: send one followed fork in N (at least 2) to the restart, kit or not; 0: none");
+static atomic_t pn_test_clones = ATOMIC_INIT(0);
+
+static bool pn_test_clone_restart(void)
+{
+	unsigned int n = READ_ONCE(test_clone_restart);
+
+	return n && !(atomic_inc_return(&pn_test_clones) % max(n, 2U));
+}
 
 static unsigned int test_snapshot_on_stack = PN_SNAPSHOT_ON_STACK;
 module_param(test_snapshot_on_stack, uint, 0644);
@@ -283,6 +297,7 @@ static void pn_test_build_says_so(void)
 }
 #else
 #define pn_snapshot_on_stack() PN_SNAPSHOT_ON_STACK
+#define pn_test_clone_restart() false
 #define pn_test_sleep(name) do { } while (0)
 #define pn_test_spin(name) do { } while (0)
 static inline void pn_test_work_end(void) { }
@@ -299,13 +314,14 @@ static struct {
 	atomic_long_t forks_followed;
 	atomic_long_t fork_failures;
 	atomic_long_t kits_made;
+	atomic_long_t clone_restarts;
 	atomic_long_t exits_in_hook;	/* ended by the hook: no exit work */
 	atomic_long_t exec_works;	/* queued: a subscriber has exec() */
 } pn_stats;
 
 /* ---- entries and kits --------------------------------------------------- */
 
-/* Frees @e and the kit it holds, if any (a kit's own kit holds none). */
+/* Frees @e and the kit it holds, if any (a kit holds none). */
 static void pn_entry_free(struct pn_task *e)
 {
 	struct pn_task *kit;
@@ -634,7 +650,7 @@ static void pn_blocks_scrub(struct pnotify_subscriber *b)
 
 /*
  * Keeps, in one section of the cache lock, the kits linked through ->kit
- * from *@kits, for refills, and the blocks of ended subscriptions linked
+ * from *@kits, for clones, and the blocks of ended subscriptions linked
  * through ->fork_parent from *@blocks, for pn_kit_recycle(), all that fit
  * the subscribers registered now and the cache; leaves there what the
  * caller must free: those that do not, and cached blocks of a size kits no
@@ -690,7 +706,7 @@ static void pn_cache_keep(struct pn_task **kits,
 		call_rcu(&pn_grace, pn_grace_ended);
 }
 
-/* Keeps @kit, and the kit in it, for a refill if they fit, or frees them. */
+/* Keeps @kit for a clone if it fits, or frees it. */
 static void pn_kit_put(struct pn_task *kit)
 {
 	struct pnotify_subscriber *none = NULL;
@@ -711,9 +727,8 @@ static void pn_block_put(struct pnotify_subscriber *b)
 
 /*
  * Keeps PN_KITS_LOW kits in the cache, from the exits of followed tasks (in
- * process context), for the fork hook to restock the parent from: a fork
- * takes two kits, the exit of its child gives one back and makes one, and
- * the parent needs no refill work.
+ * process context), for the clone hook: a fork takes a kit, the exit of its
+ * child gives one back, and the fork needs no restart.
  */
 static void pn_kits_top_up(void)
 {
@@ -935,66 +950,32 @@ static void pn_task_retire(struct pn_task *e, struct pn_task *kit)
 }
 
 /*
- * Whether @e (locked) can fork without a refill: a kit for the child's
- * entry that fits (@nr, @room), and in it, one for the child.
+ * Gives @e a kit for its next child that fits, from the cache or made,
+ * in place of one that does not.  Sleeps.  False without memory.
  */
-static bool pn_task_stocked(const struct pn_task *e, unsigned int nr,
-			    size_t room)
+static bool pn_task_refill(struct pn_task *e)
 {
-	return pn_kit_fits(e->kit, nr, room) &&
-	       pn_kit_fits(e->kit->kit, nr, room);
-}
-
-/* Whether @e (locked) can fork, the kit of its child's entry aside. */
-static bool pn_task_has_kit(struct pn_task *e)
-{
+	struct pn_task *kit = NULL;
 	unsigned int nr;
 	size_t room;
-
-	pn_task_needs(e, &nr, &room);
-	return pn_kit_fits(e->kit, nr, room);
-}
-
-/* Whether @e (locked) can fork and give its child a kit. */
-static bool pn_task_has_stock(struct pn_task *e)
-{
-	unsigned int nr;
-	size_t room;
-
-	pn_task_needs(e, &nr, &room);
-	return pn_task_stocked(e, nr, room);
-}
-
-/*
- * Gives @e the kits its next fork needs (pn_task_stocked()).  Sleeps.
- * Without memory for the first, its next fork fails; without the second,
- * that child makes its own.
- */
-static void pn_task_refill(struct pn_task *e)
-{
-	struct pn_task *kit = NULL, **slot;
-	unsigned int nr;
-	size_t room;
+	bool stocked;
 
 	for (;;) {
 		pn_entry_lock(e);
 		pn_task_needs(e, &nr, &room);
 		if (!test_bit(PN_DEAD, &e->flags) &&
-		    !pn_task_stocked(e, nr, room) && pn_kit_fits(kit, nr, room)) {
-			slot = pn_kit_fits(e->kit, nr, room) ? &e->kit->kit :
-							       &e->kit;
-			swap(*slot, kit);
-		}
-		if (test_bit(PN_DEAD, &e->flags) || pn_task_stocked(e, nr, room))
-			break;
+		    !pn_kit_fits(e->kit, nr, room) && pn_kit_fits(kit, nr, room))
+			swap(e->kit, kit);
+		stocked = test_bit(PN_DEAD, &e->flags) ||
+			  pn_kit_fits(e->kit, nr, room);
 		pn_entry_unlock(e);
 		pn_kit_put(kit);
+		if (stocked)
+			return true;
 		kit = pn_kit_get(nr, room, GFP_KERNEL);
 		if (!kit)
-			return;
+			return false;
 	}
-	pn_entry_unlock(e);
-	pn_kit_put(kit);
 }
 
 /* ---- task works --------------------------------------------------------- */
@@ -1082,7 +1063,6 @@ static struct pn_task *pn_task_claim_exec(struct task_struct *task)
 
 static void pn_prep_work(struct callback_head *work);
 
-/* Queues @e's prep work on its task (current, or a child not yet run). */
 /*
  * Claims @e's prep work and references @e for it; e->lock held and @e live,
  * since once unlocked a walk of all threads may end a new thread's
@@ -1097,25 +1077,17 @@ static bool pn_task_claim_prep(struct pn_task *e)
 }
 
 /*
- * Queues the prep work claimed on @e, on @task, its task; false if it
- * exits.  Not e->task: once unlocked, @task may have let go of @e.
+ * Queues the prep work claimed on @e, on @child, its task, not yet run: its
+ * task works are enabled.  Not e->task: once unlocked, @child may have let
+ * go of @e.
  */
-static bool pn_task_queue_prep(struct pn_task *e, struct task_struct *task)
+static void pn_task_queue_prep(struct pn_task *e, struct task_struct *child)
 {
-	if (pn_queue_work(task, &e->prep_work, pn_prep_work,
-			  PN_TWA_RESUME)) {
+	if (WARN_ON_ONCE(pn_queue_work(child, &e->prep_work, pn_prep_work,
+				       PN_TWA_RESUME))) {
 		clear_bit(PN_PREP_QUEUED, &e->flags);
 		pn_task_put(e);
-		return false;
 	}
-	return true;
-}
-
-/* A task that is forking, or not yet run, has task works enabled. */
-static void pn_task_queue_fork_prep(struct pn_task *e,
-				    struct task_struct *task)
-{
-	WARN_ON_ONCE(!pn_task_queue_prep(e, task));
 }
 
 /* ---- subscriptions ------------------------------------------------------ */
@@ -1400,7 +1372,7 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub,
 	struct pnotify_subscriber *replaced = NULL;
 	size_t room = sub->events->data_size;
 	struct pn_task *e, *old = NULL;
-	bool unhashed = false, refill = false;
+	bool unhashed = false;
 	unsigned int nr;
 	size_t need;
 	int err;
@@ -1416,19 +1388,15 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub,
 	need = max(need, room);
 	if (!pn_kit_fits(e->kit, nr + 1, need) && pn_kit_fits(kit, nr + 1, need))
 		swap(e->kit, kit);
+	/*
+	 * A kit that does not fit (sized for the subscribers registered when
+	 * @sub was prepared, and more follow the task now) is made fit by the
+	 * task's next clone hook.
+	 */
 	err = pn_sub_link(e, sub, replace ? &replaced : NULL, same);
 	if (err)
 		unhashed = pn_task_unhash_if_idle(e, &old);
-	else if (!pn_kit_fits(e->kit, nr + 1, need))
-		/*
-		 * The spare kit was sized for the subscribers registered when
-		 * @sub was prepared; more follow the task now.  Its next fork
-		 * would fail: have a kit made before it returns to user space.
-		 */
-		refill = pn_task_claim_prep(e);
 	pn_entry_unlock(e);
-	if (refill)
-		pn_task_queue_prep(e, task);
 	if (unhashed)
 		pn_task_retire(e, old);
 	if (e != new)
@@ -1547,21 +1515,69 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 }
 
 /*
- * Restocks @e (locked), which just gave its kit to its child, from the kit
- * cache: with a kit for its next child's entry and one in it for that
- * child, it needs no refill work.  In the fork hook, interrupts off.
+ * The clone hook: @task, current, is about to copy itself.  A followed task
+ * without a kit that fits takes one from the cache; true when the cache has
+ * none (or its kit does not fit, which the hook may not free), and the
+ * call must go to pn_core_clone_restart(), counted in flight as a work is.
+ * Atomic, see pn_hook_clone().
  */
-static void pn_task_restock(struct pn_task *e)
+bool pn_core_clone(struct task_struct *task)
 {
+	struct pn_task *e = pn_task_lock_rcu(task);
+	bool restart = false;
 	unsigned int nr;
 	size_t room;
 
+	if (likely(!e))
+		return false;
 	pn_task_needs(e, &nr, &room);
-	raw_spin_lock(&pn_kits_lock);
-	e->kit = pn_kits_pop(nr, room);
-	if (e->kit)
-		e->kit->kit = pn_kits_pop(nr, room);
-	raw_spin_unlock(&pn_kits_lock);
+	if (nr && !test_bit(PN_DEAD, &e->flags)) {
+		if (!e->kit) {
+			raw_spin_lock(&pn_kits_lock);
+			e->kit = pn_kits_pop(nr, room);
+			raw_spin_unlock(&pn_kits_lock);
+		}
+		restart = !pn_kit_fits(e->kit, nr, room) ||
+			  pn_test_clone_restart();
+	}
+	pn_entry_unlock(e);
+	if (restart)
+		atomic_long_inc(&pn_stats.works_inflight);
+	return restart;
+}
+
+/*
+ * In place of kernel_clone(), in the system call's own context, before
+ * anything was copied: makes the kit the clone hook found none of, which
+ * may sleep, and restarts the call (as restart_syscall() does: user space
+ * sees only its one return); its second pass finds the kit.  -ENOMEM when
+ * there is no memory for it.  A work's end (pn_work_done()) as its last
+ * statement: the unload waits for it.
+ */
+pid_t pn_core_clone_restart(void)
+{
+	bool stocked = true;
+	struct pn_task *e;
+
+	might_sleep();
+	atomic_long_inc(&pn_stats.clone_restarts);
+	e = pn_task_lock(current);
+	if (e && test_bit(PN_DEAD, &e->flags)) {
+		pn_entry_unlock(e);
+		e = NULL;
+	} else if (e) {
+		refcount_inc(&e->ref);
+		pn_entry_unlock(e);
+	}
+	pn_test_sleep(clone);
+	if (e) {
+		stocked = pn_task_refill(e);
+		pn_task_put(e);
+	}
+	if (!stocked)
+		atomic_long_inc(&pn_stats.fork_failures);
+	pn_work_done();
+	return stocked ? restart_syscall() : -ENOMEM;
 }
 
 /*
@@ -1589,7 +1605,7 @@ EXPORT_SYMBOL_GPL(pnotify_inherit_signal);
 void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 {
 	struct pnotify_subscriber *psub;
-	bool failed = false, prep_child, prep_parent;
+	bool failed = false, prep_child;
 	struct pn_task *pe, *ce, *kit;
 
 	pe = pn_task_lock_rcu(parent);
@@ -1603,39 +1619,35 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	atomic_long_inc(&pn_stats.forks_followed);
 	kit = pe->kit;
 	if (!pn_kit_fits(kit, pe->nr_subs, 0)) {
-		/* The last refill found no memory: fail, and try again. */
-		prep_parent = pn_task_claim_prep(pe);
+		/*
+		 * The clone hook saw the parent before it was followed, or
+		 * followed by fewer: a subscription added since found no
+		 * kit that fits for it.
+		 */
 		pn_entry_unlock(pe);
 		pn_fork_doom(child);
-		if (prep_parent)
-			pn_task_queue_fork_prep(pe, parent);
 		return;
 	}
 	pn_entry_bind(kit, child);
 	ce = pn_fork_entry(kit);
-	if (ce == kit) {
+	if (ce == kit)
 		pe->kit = NULL;
-		pn_task_restock(pe);
-	} else {
+	else
 		/* The kit stays the parent's, short of the blocks used. */
 		pn_entry_unbind(kit);
-	}
 	list_for_each_entry(psub, &pe->subs, task_link)
 		if (pn_fork_inherit(ce, kit, psub) < 0)
 			failed = true;
 	/*
-	 * The child's prep work runs its fork callbacks, lets go of an entry
-	 * left idle, or makes a kit that did not come with it.
+	 * The child's prep work runs its fork callbacks, or lets go of an
+	 * entry left idle.
 	 */
-	prep_child = (!list_empty(&ce->forks) || !ce->nr_subs ||
-		      !pn_task_has_kit(ce)) && pn_task_claim_prep(ce);
-	prep_parent = !pn_task_has_stock(pe) && pn_task_claim_prep(pe);
+	prep_child = (!list_empty(&ce->forks) || !ce->nr_subs) &&
+		     pn_task_claim_prep(ce);
 	pn_entry_unlock(ce);
 	pn_entry_unlock(pe);
 	if (prep_child)
-		pn_task_queue_fork_prep(ce, child);
-	if (prep_parent)
-		pn_task_queue_fork_prep(pe, parent);
+		pn_task_queue_prep(ce, child);
 	if (failed)
 		pn_fork_doom(child);
 	pn_test_spin(fork);
@@ -1740,8 +1752,6 @@ static void pn_prep_work(struct callback_head *work)
 	pn_entry_unlock(e);
 	if (unhashed)
 		pn_task_retire(e, kit);
-	else if (!(current->flags & PF_EXITING))
-		pn_task_refill(e);
 	pn_task_put(e);
 	pn_work_done();
 }
@@ -1950,9 +1960,9 @@ static void pn_exit_work(struct callback_head *work)
  * Whether the exit hook can end @e (locked) itself: every subscriber has
  * leave() and is not unregistering, no fork callback is pending, and the
  * kit cache, which only a work can top up, is at least half stocked.  (A
- * fork takes two kits; the hook gives one back, and the entry comes back
- * after its grace period, except under KASAN, where entries are not
- * reused and the cache sinks by one a fork.)  An unregister waits for an
+ * fork takes a kit; the entry it became comes back after its grace
+ * period, except under KASAN, where entries are not reused and the cache
+ * sinks by one a fork.)  An unregister waits for an
  * RCU grace period after setting dying, so a hook that saw it clear ends,
  * subscriptions counted off, before the unregister looks for those left;
  * one that saw it set leaves them to the work, where the unregister finds
@@ -2616,6 +2626,8 @@ void pn_core_show(struct seq_file *m)
 		   atomic_long_read(&pn_stats.exec_works));
 	seq_printf(m, "kits_made: %ld\n",
 		   atomic_long_read(&pn_stats.kits_made));
+	seq_printf(m, "clone_restarts: %ld\n",
+		   atomic_long_read(&pn_stats.clone_restarts));
 	seq_printf(m, "kits_cached: %u\n", READ_ONCE(pn_nr_kits));
 	seq_printf(m, "blocks_cached: %u\n", READ_ONCE(pn_nr_blocks));
 	seq_printf(m, "entry_reuse: %s\n", PN_REUSE ? "on" : "off (KASAN)");
@@ -2765,7 +2777,7 @@ static void pn_drain_warn(unsigned int waited_s)
 		}
 		hlist_bl_unlock(&pn_exiting[i]);
 	}
-	pr_warn("unload: waiting %u s for %ld task works in flight, %u of them exit works\n",
+	pr_warn("unload: waiting %u s for %ld works in flight (task works, restarted forks), %u of them exit works\n",
 		waited_s, atomic_long_read(&pn_stats.works_inflight), nr);
 	for (i = 0; i < n; i++)
 		pr_warn("unload: waiting for %s (pid %d) to run its exit work\n",

@@ -18,14 +18,18 @@
  * for whatever must sleep.  The callback is notrace, and needs no
  * recursion check: nothing it calls reaches a hooked function.
  *
+ * One hook may send the call elsewhere: kernel_clone()'s, whose ftrace_ops
+ * is its own (see pn_clone_ops).
+ *
  * The hooks are armed while the core holds them (a subscription is
  * prepared, a task is followed), and disarmed idle_ms after the last hold
  * went: with nothing followed, a fork, exec or exit costs what it costs
  * without the module.  Disarmed, the ftrace_ops stays registered with the
  * hooked functions on its notrace list, their sites back to a no-op (see
- * pn_functions_mute()), and the tracepoint's probe is unregistered.
- * Where ftrace cannot mute them so (PN_FTRACE_CAN_MUTE: before 5.11), the
- * hooks stay armed from the first arming to the unload.
+ * pn_functions_mute()), kernel_clone()'s ops is unregistered, and the
+ * tracepoint's probe too.  Where ftrace cannot mute them so
+ * (PN_FTRACE_CAN_MUTE: before 5.11), the hooks stay armed from the first
+ * arming to the unload.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -80,40 +84,89 @@ static void notrace pn_probe_exit(void *data, struct task_struct *task)
 	pn_core_exit(task);
 }
 
-enum { PN_HOOK_FORK, PN_HOOK_EXEC, PN_HOOK_EXIT, PN_NR_HOOKS };
+/* Read by the clone hook, which may stay registered while disarmed. */
+static bool pn_hooks_armed;
+
+/*
+ * In place of kernel_clone(), with its signature, for a followed task that
+ * pn_hook_clone() found short of its next child's kit: the core makes one
+ * and has the system call restarted.
+ */
+static pid_t pn_clone_restart(struct kernel_clone_args *args)
+{
+	return pn_core_clone_restart();
+}
+
+/*
+ * kernel_clone(args): every fork, vfork, clone and clone3 (ia32's too), in
+ * the forking task, before anything is copied (io_uring and vhost workers
+ * are made without it, and never followed).  Atomic: the callback disables
+ * preemption.  Disarmed, nothing is followed: where its ftrace_ops stays
+ * registered (see pn_hooks_idle()), it returns at once.  A task followed
+ * since that read was made by an attach, which gave it a kit.
+ */
+static void notrace pn_hook_clone(struct pn_ftrace_regs *regs)
+{
+	if (READ_ONCE(pn_hooks_armed) && pn_core_clone(current))
+		pn_ftrace_set_ip(regs, (unsigned long)pn_clone_restart);
+}
+
+enum { PN_HOOK_FORK, PN_HOOK_EXEC, PN_HOOK_EXIT, PN_HOOK_CLONE, PN_NR_HOOKS };
+
+static void notrace pn_hook_call(unsigned long ip, unsigned long parent_ip,
+				 struct ftrace_ops *ops,
+				 struct pn_ftrace_regs *regs);
+
+static struct ftrace_ops pn_ops = {
+	.func = pn_hook_call,
+	.flags = PN_FTRACE_OPS_FLAGS,
+};
+
+/*
+ * kernel_clone()'s own ops: one that may send a call elsewhere (IPMODIFY)
+ * takes no notrace list, so it is registered to arm and unregistered to
+ * disarm, where that is safe (PN_FTRACE_CAN_UNREGISTER; elsewhere it
+ * stays from the first arming to the unload).  IPMODIFY is exclusive on a function: a livepatch of
+ * kernel_clone(), a kprobe with a post handler on it, and before 6.0 a BPF
+ * trampoline on it refuse it, and are refused by it, with EBUSY; pnotify
+ * says so, and its arming fails with EOPNOTSUPP.
+ */
+static struct ftrace_ops pn_clone_ops = {
+	.func = pn_hook_call,
+	.flags = PN_FTRACE_IPMODIFY_FLAGS,
+};
 
 static struct pn_hook {
 	const char *name;	/* of the tracepoint, or of the function */
 	void *probe;		/* a tracepoint's; NULL: a function's hook */
+	struct ftrace_ops *ops;	/* a function's */
 	struct tracepoint *tp;	/* found at load */
 	unsigned long site;	/* a function's ftrace site, found at load */
 } pn_hooks[PN_NR_HOOKS] __read_mostly = {
-	[PN_HOOK_FORK] = { "attach_pid" },
-	[PN_HOOK_EXEC] = { "setup_new_exec" },
+	[PN_HOOK_FORK] = { "attach_pid", .ops = &pn_ops },
+	[PN_HOOK_EXEC] = { "setup_new_exec", .ops = &pn_ops },
 	[PN_HOOK_EXIT] = { "sched_process_exit", pn_probe_exit },
+	[PN_HOOK_CLONE] = { "kernel_clone", .ops = &pn_clone_ops },
 };
 
 /*
  * The one ftrace callback, called at the ftrace site @ip of a hooked
  * function: its handler, called directly (no indirect call on the fork
- * path).
+ * path).  Preemptible on entry: the ops asks for no recursion check.
  */
 static void notrace pn_hook_call(unsigned long ip, unsigned long parent_ip,
 				 struct ftrace_ops *ops,
 				 struct pn_ftrace_regs *regs)
 {
 	preempt_disable_notrace();
-	if (ip == pn_hooks[PN_HOOK_FORK].site)
+	if (ip == pn_hooks[PN_HOOK_CLONE].site)
+		pn_hook_clone(regs);
+	else if (ip == pn_hooks[PN_HOOK_FORK].site)
 		pn_hook_fork(regs);
 	else if (ip == pn_hooks[PN_HOOK_EXEC].site)
 		pn_hook_exec(regs);
 	preempt_enable_notrace();
 }
-
-static struct ftrace_ops pn_ops = {
-	.func = pn_hook_call,
-	.flags = PN_FTRACE_OPS_FLAGS,
-};
 
 /* Unregisters the probes of the tracepoint hooks before @end. */
 static void pn_probes_unregister(unsigned int end)
@@ -165,8 +218,8 @@ MODULE_PARM_DESC(idle_ms, "how long the hooks stay armed once nothing is followe
  */
 static atomic_long_t pn_hook_holds = ATOMIC_LONG_INIT(0);
 static DEFINE_MUTEX(pn_arm_lock);
-static bool pn_hooks_armed;
 static bool pn_ops_registered;	/* from the first arming to the unload */
+static bool pn_clone_registered;	/* armed, or before 5.11 ever armed */
 static int pn_arm_err;		/* of the last arming */
 static unsigned long pn_armings;	/* tried; woken on pn_arm_wq */
 static DECLARE_WAIT_QUEUE_HEAD(pn_arm_wq);
@@ -187,7 +240,7 @@ static int pn_functions_mute(bool mute)
 	if (!mute)
 		return ftrace_set_notrace(&pn_ops, NULL, 0, 1);
 	for (i = 0; i < PN_NR_HOOKS; i++) {
-		if (pn_hooks[i].probe)
+		if (pn_hooks[i].ops != &pn_ops)
 			continue;
 		/* ftrace parses the name in place. */
 		strscpy(name, pn_hooks[i].name, sizeof(name));
@@ -200,6 +253,49 @@ static int pn_functions_mute(bool mute)
 	return 0;
 }
 
+/* Registers pn_ops the first time, else unmutes its functions. */
+static int pn_ops_arm(void)
+{
+	int err;
+
+	if (pn_ops_registered)
+		return pn_functions_mute(false);
+	err = register_ftrace_function(&pn_ops);
+	if (err == -EBUSY) {
+		/* Not busy: ftrace is off until someone turns it on. */
+		pr_err_ratelimited("cannot arm the hooks: sysctl kernel.ftrace_enabled is 0\n");
+		return -EOPNOTSUPP;
+	}
+	pn_ops_registered = !err;
+	return err;
+}
+
+#define PN_CLONE_ARM_TRIES 100
+
+/*
+ * After pn_ops_arm(): with pn_ops registered, ftrace is on, and busy means
+ * taken.  Said as pn_ops_arm() says ftrace is off: EBUSY means other
+ * things to job_create()'s callers.
+ */
+static int pn_clone_arm(void)
+{
+	unsigned int tries = 0;
+	int err;
+
+	if (pn_clone_registered)
+		return 0;
+	/* A BPF trampoline on kernel_clone() busy says so, after 1 ms. */
+	do
+		err = register_ftrace_function(&pn_clone_ops);
+	while (err == -EAGAIN && ++tries < PN_CLONE_ARM_TRIES);
+	if (err == -EBUSY) {
+		pr_err_ratelimited("cannot arm the hooks: another ftrace user may send kernel_clone() calls elsewhere (a livepatch of it, a kprobe with a post handler on it, or before 6.0 a BPF trampoline on it); remove it while jobs run\n");
+		return -EOPNOTSUPP;
+	}
+	pn_clone_registered = !err;
+	return err;
+}
+
 /* pn_arm_lock held. */
 static int pn_hooks_arm(void)
 {
@@ -207,17 +303,19 @@ static int pn_hooks_arm(void)
 
 	if (err)
 		return err;
-	if (pn_ops_registered)
-		err = pn_functions_mute(false);
-	else
-		err = register_ftrace_function(&pn_ops);
+	err = pn_ops_arm();
+	if (!err) {
+		err = pn_clone_arm();
+		/* Where they cannot be muted, they find nothing to follow. */
+		if (err && PN_FTRACE_CAN_MUTE && pn_functions_mute(true))
+			pr_warn_ratelimited("cannot mute the hooked functions again: they run, and find nothing to follow\n");
+	}
 	/* Until the unload, a probe removed may still run. */
 	if (err) {
 		pn_probes_unregister(PN_NR_HOOKS);
 		return err;
 	}
-	pn_ops_registered = true;
-	pn_hooks_armed = true;
+	WRITE_ONCE(pn_hooks_armed, true);
 	return 0;
 }
 
@@ -226,14 +324,9 @@ static void pn_arm_work_fn(struct work_struct *work)
 	mutex_lock(&pn_arm_lock);
 	if (!pn_hooks_armed) {
 		pn_arm_err = pn_hooks_arm();
-		if (pn_arm_err == -EBUSY) {
-			/* Not busy: ftrace is off until someone turns it on. */
-			pr_err_ratelimited("cannot arm the hooks: sysctl kernel.ftrace_enabled is 0\n");
-			pn_arm_err = -EOPNOTSUPP;
-		} else if (pn_arm_err) {
+		if (pn_arm_err && pn_arm_err != -EOPNOTSUPP)
 			pr_err_ratelimited("cannot arm the hooks (error %d)\n",
 					   pn_arm_err);
-		}
 	}
 	pn_armings++;
 	mutex_unlock(&pn_arm_lock);
@@ -315,8 +408,16 @@ static void pn_hooks_idle(struct work_struct *work)
 		if (err)
 			pr_warn_ratelimited("cannot mute the hooked functions (error %d)\n",
 					    err);
+		/* Waits for RCU Tasks; a failure leaves it to the unload. */
+		if (PN_FTRACE_CAN_UNREGISTER) {
+			err = unregister_ftrace_function(&pn_clone_ops);
+			if (err)
+				pr_warn_ratelimited("cannot unhook kernel_clone() (error %d)\n",
+						    err);
+			pn_clone_registered = !!err;
+		}
 		pn_probes_unregister(PN_NR_HOOKS);
-		pn_hooks_armed = false;
+		WRITE_ONCE(pn_hooks_armed, false);
 	}
 	mutex_unlock(&pn_arm_lock);
 }
@@ -361,9 +462,9 @@ static unsigned long pn_ftrace_site(const char *function)
 }
 
 /*
- * Empties the filter and the notrace list, which frees them (5.10 does not
- * export ftrace_free_filter()); each fails only without memory, or with
- * ftrace shut down, and then leaks its list.
+ * Empties the filters and the notrace list, which frees them (5.10 does
+ * not export ftrace_free_filter()); each fails only without memory, or
+ * with ftrace shut down, and then leaks its list.
  */
 static void pn_hooks_unfilter(void)
 {
@@ -371,6 +472,9 @@ static void pn_hooks_unfilter(void)
 
 	if (err)
 		pr_warn("cannot free the hooks' filter (error %d)\n", err);
+	err = ftrace_set_filter(&pn_clone_ops, NULL, 0, 1);
+	if (err)
+		pr_warn("cannot free kernel_clone()'s filter (error %d)\n", err);
 	err = ftrace_set_notrace(&pn_ops, NULL, 0, 1);
 	if (err)
 		pr_warn("cannot free the hooks' notrace list (error %d)\n", err);
@@ -385,28 +489,27 @@ static void pn_tracepoint_match(struct tracepoint *tp, void *hook)
 }
 
 /* Finds @hook's tracepoint or function; 0 or < 0. */
-static int pn_hook_find(struct pn_hook *hook, bool first_function)
+static int pn_hook_find(struct pn_hook *hook)
 {
 	if (hook->probe) {
 		for_each_kernel_tracepoint(pn_tracepoint_match, hook);
 		return hook->tp ? 0 : -ENOENT;
 	}
 	hook->site = pn_ftrace_site(hook->name);
-	return hook->site ? ftrace_set_filter_ip(&pn_ops, hook->site, 0,
-						 first_function) : -ENOENT;
+	return hook->site ? ftrace_set_filter_ip(hook->ops, hook->site, 0, 0) :
+			    -ENOENT;
 }
 
 /* Installed disarmed: pn_hooks_get() arms them. */
 static int pn_hooks_install(void)
 {
-	bool first_function = true;
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < PN_NR_HOOKS; i++) {
 		struct pn_hook *hook = &pn_hooks[i];
 
-		err = pn_hook_find(hook, first_function);
+		err = pn_hook_find(hook);
 		if (err) {
 			pr_err("cannot hook %s (error %d)%s\n", hook->name,
 			       err, err == -ENOMEM ? "" : hook->probe ?
@@ -415,7 +518,6 @@ static int pn_hooks_install(void)
 			pn_hooks_unfilter();
 			return err;
 		}
-		first_function &= !!hook->probe;
 	}
 	return 0;
 }
@@ -428,16 +530,20 @@ static int pn_hooks_install(void)
  */
 static void pn_hooks_remove(void)
 {
-	int err = 0;
+	int err = 0, clone_err = 0;
 
 	mutex_lock(&pn_arm_lock);
 	if (pn_hooks_armed)
 		pn_probes_unregister(PN_NR_HOOKS);
-	pn_hooks_armed = false;
+	WRITE_ONCE(pn_hooks_armed, false);
 	if (pn_ops_registered)
 		err = unregister_ftrace_function(&pn_ops);
 	pn_ops_registered = false;
+	if (pn_clone_registered)
+		clone_err = unregister_ftrace_function(&pn_clone_ops);
+	pn_clone_registered = false;
 	mutex_unlock(&pn_arm_lock);
+	err = err ?: clone_err;
 	if (WARN_ON(err)) {
 		pr_emerg("ftrace cannot unhook fork, exec and exit (error %d): this unload waits for ever, since freeing pnotify would leave them calling freed code; reboot\n",
 			 err);
@@ -460,6 +566,9 @@ static int pn_proc_show(struct seq_file *m, void *v)
 			   READ_ONCE(pn_hooks_armed) ? "armed" : "disarmed");
 	seq_printf(m, "hook_disarm: %s\n",
 		   PN_FTRACE_CAN_MUTE ? "when idle" : "never (this kernel's ftrace)");
+	seq_printf(m, "hook_clone_disarm: %s\n",
+		   PN_FTRACE_CAN_UNREGISTER ? "unregistered" :
+		   "registered, its callback idle (unregistering waits for RCU Tasks before 6.9)");
 	seq_printf(m, "hook_holds: %ld\n", atomic_long_read(&pn_hook_holds));
 	seq_printf(m, "hook_armings: %lu\n", READ_ONCE(pn_armings));
 	pn_core_show(m);

@@ -3323,8 +3323,8 @@ static long pnotify_stat(const char *name)
 /*
  * Threads that fork long-lived children all at once, after forks that
  * keep their children have drained pnotify's kit cache: each fork then
- * relies on what its own thread prepared, and none may fail for it (a
- * fork without a kit kills its child before it runs).
+ * finds no kit, and pnotify makes one and restarts it before anything is
+ * copied; none may fail for it, nor show the restart.
  */
 #define BURST_DRAIN_STEP	32	/* children forked between looks */
 #define BURST_DRAIN_MAX		(12 * BURST_DRAIN_STEP)
@@ -3380,7 +3380,7 @@ static void run_fork_burst(const struct job_leader *self, void *arg)
 	int started = 0;
 
 	/*
-	 * A fork takes two kits from the cache and gives none back while its
+	 * A fork takes a kit from the cache and gives none back while its
 	 * child lives; an exit elsewhere may top the cache up meanwhile.
 	 */
 	fflush(NULL);
@@ -3418,6 +3418,7 @@ static void test_fork_burst_cache_drained(void)
 {
 	struct burst_shared *burst;
 	long failures = pnotify_stat("fork_failures");
+	long restarts = pnotify_stat("clone_restarts");
 	struct job_leader job;
 	struct report done;
 	int lost = 0;
@@ -3447,6 +3448,9 @@ static void test_fork_burst_cache_drained(void)
 	expect(pnotify_stat("fork_failures") == failures,
 	       "pnotify counted %ld fork failures",
 	       pnotify_stat("fork_failures") - failures);
+	expect(pnotify_stat("clone_restarts") - restarts >= BURST_THREADS,
+	       "%ld forks restarted to make a kit, not one per thread at least",
+	       pnotify_stat("clone_restarts") - restarts);
 out:
 	end_job(&job);
 out_unmap:

@@ -13,6 +13,18 @@
  * wrapper; since, only one with FTRACE_OPS_FL_RECURSION is.  A hook needs
  * no such check: its callback never calls the function it hooks.
  *
+ * pn_ftrace_set_ip(): sends the hooked call elsewhere, from the callback
+ * of an ops with PN_FTRACE_IPMODIFY_FLAGS (livepatch's way): pt_regs before
+ * 5.11, ftrace_instruction_pointer_set() with DYNAMIC_FTRACE_WITH_ARGS
+ * since, renamed ftrace_regs_set_instruction_pointer() in 6.12.
+ *
+ * PN_FTRACE_CAN_UNREGISTER: whether a module's ftrace_ops may be
+ * unregistered whenever jobs come and go.  Its unregister waits for RCU
+ * Tasks under ftrace_lock, and before 6.9 RCU Tasks waits for exiting
+ * tasks too: a pid namespace's init among them waits for its children,
+ * one of which may wait for ftrace_lock (loading a module, adding a
+ * kprobe), and tracing and module loading would hang.
+ *
  * PN_FTRACE_CAN_MUTE: whether the ops' functions can be muted by its
  * notrace list while it is registered.  Not with SAVE_REGS: 5.10 then
  * leaves FTRACE_FL_REGS on a record whose last user the notrace list took
@@ -49,6 +61,12 @@ pn_ftrace_arg(struct pt_regs *regs, unsigned int n)
 	return regs_get_kernel_argument(regs, n);
 }
 
+static __always_inline void pn_ftrace_set_ip(struct pt_regs *regs,
+					     unsigned long ip)
+{
+	instruction_pointer_set(regs, ip);
+}
+
 #elif defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
 
 #define pn_ftrace_regs ftrace_regs
@@ -65,6 +83,16 @@ pn_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 #endif
 }
 
+static __always_inline void pn_ftrace_set_ip(struct ftrace_regs *fregs,
+					     unsigned long ip)
+{
+#ifdef ftrace_regs_set_instruction_pointer
+	ftrace_regs_set_instruction_pointer(fregs, ip);
+#else
+	ftrace_instruction_pointer_set(fregs, ip);
+#endif
+}
+
 #else
 
 #define pn_ftrace_regs ftrace_regs
@@ -77,6 +105,16 @@ pn_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 	return regs_get_kernel_argument(ftrace_get_regs(fregs), n);
 }
 
+static __always_inline void pn_ftrace_set_ip(struct ftrace_regs *fregs,
+					     unsigned long ip)
+{
+	instruction_pointer_set(ftrace_get_regs(fregs), ip);
+}
+
 #endif
+
+#define PN_FTRACE_IPMODIFY_FLAGS (PN_FTRACE_OPS_FLAGS | FTRACE_OPS_FL_IPMODIFY)
+#define PN_FTRACE_CAN_UNREGISTER \
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0))
 
 #endif /* _PNOTIFY_WRAPPER_FTRACE_H */

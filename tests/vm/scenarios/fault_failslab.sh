@@ -1,6 +1,6 @@
-# Fault injection: slab allocations fail at random, in the hooks' atomic
-# paths (GFP_NOWAIT at fork) and in the callbacks (GFP_KERNEL), while a job
-# forks.  No child may run outside the job, nothing may leak or splat.
+# Fault injection: slab allocations fail at random, in the kits a fork's
+# restart makes (ENOMEM) and in the callbacks, while a job forks.  No child
+# may run outside the job, nothing may leak or splat.
 . /lib/pn/lib.sh
 
 F=/sys/kernel/debug/failslab
@@ -80,7 +80,26 @@ pn_log "$(cat /tmp/out)"
 checks=$(sed -n 's/.* ran=\([0-9]*\).*/\1/p' /tmp/out)
 [ "${checks:-0}" -ge "$checks_min" ] ||
 	pn_fail "only ${checks:-0} execs checked their exec callback, not $checks_min"
+# A job whose forks keep their children and threads (forkways keep): the
+# kit cache empties, and every fork after restarts to make its kit, under
+# the same failures.  Some of those fail (ENOMEM, counted as pnotify's fork
+# failures); every other fork returns once, its child in the job.
+failures=$(sed -n 's/^fork_failures: //p' /proc/pnotify)
+echo 2 > "$F/probability"
+jobctl create -- sh -c "echo 1 > /proc/self/make-it-fail &&
+	exec forkways 200 plain keep" > /tmp/out 2>&1
+echo 0 > "$F/probability"
+pn_log "$(tail -n 3 /tmp/out | tr '\n' ' ')"
+grep -q "rounds, .* failed" /tmp/out || pn_fail "forkways did not finish: $(cat /tmp/out)"
+# A fork() callback that fails kills its child: not counted here.
+! grep -q "is in job" /tmp/out ||
+	pn_fail "a child of a restarted fork is outside the job: $(cat /tmp/out)"
+failures=$(($(sed -n 's/^fork_failures: //p' /proc/pnotify) - failures))
+pn_log "$failures restarted forks found no memory for their kit"
+[ "$failures" -gt 0 ] || pn_fail "no restart's allocation failed"
 pn_unload pnotify_testsub
 pn_unload job
 pn_wait_until "pnotify's entries to go" grep -q '^tasks: 0$' /proc/pnotify
+grep -q '^works_inflight: 0$' /proc/pnotify ||
+	pn_fail "$(grep works_inflight /proc/pnotify) with no task followed"
 pn_unload pnotify

@@ -1,4 +1,4 @@
-# The hooks are ftrace callbacks (fork, exec) and a tracepoint probe
+# The hooks are ftrace callbacks (clone, fork, exec) and a tracepoint probe
 # (exit), armed when the first subscription is prepared and not before: a
 # process that no subscriber follows leaves no trace in pnotify's table,
 # and until a task is followed the hooks are not even called (ftrace's own
@@ -11,7 +11,7 @@ enabled=/sys/kernel/tracing/enabled_functions
 	pn_fail "cannot mount tracefs"
 
 hooks_armed() {
-	[ "$(grep -c '^hook: .* armed$' /proc/pnotify)" = 3 ]
+	[ "$(grep -c '^hook: .* armed$' /proc/pnotify)" = 4 ]
 }
 
 # Whether this kernel's ftrace lets pnotify disarm its hooks (not 5.10's).
@@ -32,17 +32,26 @@ wait_disarmed() {
 # How many of the hooked functions ftrace calls back for anyone, and for
 # pnotify (named only while it is the function's one user).
 ftrace_users() {
-	grep -cE '^(attach_pid|setup_new_exec) ' "$enabled"
+	grep -cE '^(kernel_clone|attach_pid|setup_new_exec) ' "$enabled"
+}
+# What ftrace_users reads disarmed: kernel_clone() too where its ops stays
+# registered, its callback idle (before 6.9).
+idle_users() {
+	if grep -q '^hook_clone_disarm: unregistered$' /proc/pnotify; then
+		echo "$before"
+	else
+		echo $((before + 1))
+	fi
 }
 ftrace_hooked() {
-	grep -E '^(attach_pid|setup_new_exec) ' "$enabled" |
+	grep -E '^(kernel_clone|attach_pid|setup_new_exec) ' "$enabled" |
 		grep -c 'pn_hook_call'
 }
 
 before=$(ftrace_users)
 pn_load pnotify
 cat /proc/pnotify
-for hook in 'attach_pid ftrace' 'setup_new_exec ftrace' \
+for hook in 'kernel_clone ftrace' 'attach_pid ftrace' 'setup_new_exec ftrace' \
 	'sched_process_exit tracepoint'; do
 	grep -q "^hook: $hook disarmed$" /proc/pnotify ||
 		pn_fail "hook $hook missing, or armed with nothing followed"
@@ -59,21 +68,33 @@ pn_hooks_disarmed || pn_fail "registering job and keyring_bridge armed the hooks
 [ "$(ftrace_users)" = "$before" ] ||
 	pn_fail "ftrace calls back $(ftrace_users) hooked functions, $before before pnotify, with nothing followed"
 
-# With ftrace off (sysctl), the hooks cannot be armed: the first job fails
-# (EOPNOTSUPP), jobctl and the kernel log say why.
+# job_refused WHAT MESSAGE: with WHAT, the hooks cannot be armed: the first
+# job fails (EOPNOTSUPP), jobctl says so, the kernel log says MESSAGE.
+job_refused() {
+	if jobctl create -- true 2> /tmp/create.err; then
+		pn_fail "a job was created with $1"
+	fi
+	grep -q 'pnotify cannot hook fork, exec and exit' /tmp/create.err ||
+		pn_fail "with $1, not EOPNOTSUPP: $(cat /tmp/create.err)"
+	dmesg | grep -q "$2" || pn_fail "with $1, pnotify did not say why"
+	pn_hooks_disarmed || pn_fail "hooks armed with $1"
+}
+
+# With ftrace off (sysctl).
 echo 0 > /proc/sys/kernel/ftrace_enabled
-if jobctl create -- true 2> /tmp/create.err; then
-	pn_fail "a job was created with kernel.ftrace_enabled 0"
-fi
-grep -q 'pnotify cannot hook fork, exec and exit' /tmp/create.err ||
-	pn_fail "with kernel.ftrace_enabled 0, not EOPNOTSUPP: $(cat /tmp/create.err)"
-dmesg | grep -q 'sysctl kernel.ftrace_enabled is 0' ||
-	pn_fail "pnotify did not say why the hooks could not be armed"
-pn_hooks_disarmed || pn_fail "hooks armed with kernel.ftrace_enabled 0"
+job_refused "kernel.ftrace_enabled 0" 'sysctl kernel.ftrace_enabled is 0'
 echo 1 > /proc/sys/kernel/ftrace_enabled
 
+# The clone hook may send kernel_clone() calls elsewhere (IPMODIFY), which
+# ftrace allows one user of a function: not with another (a livepatch of
+# it, here a test module).
+pn_load pnotify_clone_rival
+job_refused "kernel_clone() taken by another IPMODIFY ops" \
+	'another ftrace user may send kernel_clone() calls elsewhere'
+pn_unload pnotify_clone_rival
+
 # first_child_member ROUND: a job's first child is a member, the hooks
-# armed, when its fork returns.
+# armed, when its fork returns.  Every hook line says armed.
 first_child_member() {
 	_out=$(jobctl create -- sh -c 'sleep 30 & p=$!
 		armed=$(grep -c "^hook: .* armed$" /proc/pnotify)
@@ -81,7 +102,7 @@ first_child_member() {
 			echo "member $armed"
 		kill "$p"') || pn_fail "round $1: jobctl create failed"
 	case $_out in
-	*"member 3") ;;
+	*"member 4") ;;
 	*) pn_fail "round $1: the job's first child is not a member, or hooks not armed: $_out" ;;
 	esac
 }
@@ -136,8 +157,8 @@ done
 echo 1000 > /sys/module/pnotify/parameters/idle_ms
 if disarms; then
 	wait_disarmed || pn_fail "the hooks stayed armed after the jobs"
-	[ "$(ftrace_users)" = "$before" ] ||
-		pn_fail "disarmed, ftrace calls back $(ftrace_users) hooked functions, $before before pnotify"
+	[ "$(ftrace_users)" = "$(idle_users)" ] ||
+		pn_fail "disarmed, ftrace calls back $(ftrace_users) hooked functions, not $(idle_users) ($before before pnotify)"
 else
 	sleep 2
 	hooks_armed || pn_fail "the hooks disarmed after the jobs on a kernel whose ftrace cannot mute them"
@@ -147,13 +168,17 @@ fi
 jobctl create -- sleep 60 &
 member=$!
 n=0
-until hooks_armed && [ "$(ftrace_hooked)" = 2 ]; do
-	[ "$n" -lt 100 ] || pn_fail "armed, ftrace calls pnotify back for $(ftrace_hooked) hooked functions, not 2"
+until hooks_armed && [ "$(ftrace_hooked)" = 3 ]; do
+	[ "$n" -lt 100 ] || pn_fail "armed, ftrace calls pnotify back for $(ftrace_hooked) hooked functions, not 3"
 	sleep 0.1
 	n=$((n + 1))
 done
 sleep 2
 hooks_armed || pn_fail "the hooks disarmed while a job lives"
+# Armed, the clone hook keeps a rival out.
+if insmod "$PN_MODDIR/pnotify_clone_rival.ko" 2> /dev/null; then
+	pn_fail "another IPMODIFY ops took kernel_clone() from the armed clone hook"
+fi
 if echo 0 > /proc/sys/kernel/ftrace_enabled; then
 	echo 1 > /proc/sys/kernel/ftrace_enabled
 	pn_fail "kernel.ftrace_enabled could be set to 0 under armed hooks"

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * forkways: every way of forking, while something interrupts or watches
+ * the system call.  Each round forks, vforks, clone3()s and creates a
+ * thread; a 200 us interval timer delivers SIGALRM to a handler
+ * throughout.  Every call must return once, with a child that ran.  Run
+ * in a job, whose forks pnotify may send back to be restarted (the kit
+ * cache empty, or pnotify's test_clone_restart): the restart must not
+ * show.
+ *
+ *   forkways ROUNDS [plain|trace|seccomp|kill|stop] [keep]
+ *
+ * trace runs the loop under a tracer that stops it at every system call
+ * (PTRACE_SYSCALL); seccomp under an allow-all filter; kill and stop run
+ * it in 20 children, one after the other, killed (SIGKILL) or stopped
+ * and continued in the middle.  keep: nothing the loop makes exits before
+ * the end, so that the loop empties pnotify's kit cache (an exit tops it
+ * up) and every fork after restarts: the children of fork() and clone3()
+ * and the threads live on, there is no vfork(), and each child must be in
+ * its parent's job at the end; kill and stop empty the cache before each
+ * loop.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/sched.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../userspace/job.h"
+
+#define CHILD_STATUS	7
+#define SIGNALLED_RUNS	20
+#define MAX_KEPT	4096
+#define MAX_DRAIN	1024
+#define THREAD_STACK	(64 * 1024)
+
+static volatile sig_atomic_t alarms;
+static pid_t loop_pid;
+static bool keep;
+static pid_t kept[MAX_KEPT];
+static int nr_kept;
+static pthread_t kept_threads[MAX_KEPT];
+static int nr_kept_threads;
+/* Kept threads read it until the end closes its write end. */
+static int thread_hold[2] = { -1, -1 };
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+static pid_t wait_child(pid_t pid, int *status)
+{
+	pid_t ret;
+
+	while ((ret = waitpid(pid, status, 0)) < 0 && errno == EINTR)
+		;
+	return ret;
+}
+
+/*
+ * Whether a child ended as it should: exited, or, kept, by our SIGTERM (a
+ * SIGKILL would be pnotify's, for a fork it failed).
+ */
+static bool child_status_ok(int status)
+{
+	if (keep)
+		return WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM;
+	return WIFEXITED(status) && WEXITSTATUS(status) == CHILD_STATUS;
+}
+
+/* The child of @how, @pid: reaped now, or kept to the end. */
+static int child_done(pid_t pid, const char *how)
+{
+	int status;
+
+	if (pid < 0) {
+		fprintf(stderr, "forkways: %s: %s\n", how, strerror(errno));
+		return 1;
+	}
+	if (keep && nr_kept < MAX_KEPT) {
+		kept[nr_kept++] = pid;
+		return 0;
+	}
+	/* No room to keep it: ended now. */
+	if (keep)
+		kill(pid, SIGTERM);
+	if (wait_child(pid, &status) < 0) {
+		fprintf(stderr, "forkways: %s: waitpid: %s\n", how,
+			strerror(errno));
+		return 1;
+	}
+	if (!child_status_ok(status)) {
+		fprintf(stderr, "forkways: %s: child ended with status %#x\n",
+			how, status);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A kept child waits for its parent's SIGTERM, or its death (kill mode);
+ * others end at once.
+ */
+static void child_main(void)
+{
+	if (keep) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* Killed before that: no one would end us. */
+		if (getppid() != loop_pid)
+			_exit(CHILD_STATUS);
+		for (;;)
+			pause();
+	}
+	_exit(CHILD_STATUS);
+}
+
+/* @hold: kept, reading thread_hold until the end closes it. */
+static void *thread_main(void *hold)
+{
+	char byte;
+
+	if (hold)
+		while (read(thread_hold[0], &byte, 1) < 0 && errno == EINTR)
+			;
+	return NULL;
+}
+
+/* A thread, joined now or kept to the end; 0 or an errno. */
+static int thread_round(void)
+{
+	bool hold = keep && nr_kept_threads < MAX_KEPT;
+	pthread_attr_t attr;
+	pthread_t thread;
+	int err;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, THREAD_STACK);
+	err = pthread_create(&thread, &attr, thread_main,
+			     hold ? &thread_hold : NULL);
+	pthread_attr_destroy(&attr);
+	if (err)
+		return err;
+	if (hold)
+		kept_threads[nr_kept_threads++] = thread;
+	else
+		err = pthread_join(thread, NULL);
+	return err;
+}
+
+/*
+ * Fault injection off for what checks the children (fault_failslab runs
+ * us with it on): the write may itself fail, so tried again.
+ */
+static void fault_injection_off(void)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		FILE *f = fopen("/proc/self/make-it-fail", "w");
+
+		if (!f && errno == ENOENT)
+			return;
+		if (f && fputs("0", f) >= 0 && !fclose(f))
+			return;
+		if (f)
+			fclose(f);
+	}
+}
+
+/* Every kept child in this process's job, then ended; threads joined. */
+static int end_kept(void)
+{
+	int outside = 0, died = 0, status = 0;
+	jid_t jid;
+
+	fault_injection_off();
+	jid = job_getjid(getpid());
+	for (int i = 0; i < nr_kept; i++) {
+		jid_t child_jid = job_getjid(kept[i]);
+
+		if (child_jid != jid && outside++ < 3)
+			fprintf(stderr, "forkways: child %d is in job %#llx, not %#llx\n",
+				kept[i], (unsigned long long)child_jid,
+				(unsigned long long)jid);
+		kill(kept[i], SIGTERM);
+		if ((wait_child(kept[i], &status) < 0 ||
+		     !child_status_ok(status)) && died++ < 3)
+			fprintf(stderr, "forkways: child %d ended before its SIGTERM (status %#x)\n",
+				kept[i], status);
+	}
+	if (outside || died)
+		fprintf(stderr, "forkways: of %d children, %d outside the job, %d ended before their SIGTERM\n",
+			nr_kept, outside, died);
+	if (thread_hold[1] >= 0) {
+		close(thread_hold[1]);
+		thread_hold[1] = -1;
+	}
+	for (int i = 0; i < nr_kept_threads; i++)
+		pthread_join(kept_threads[i], NULL);
+	nr_kept = 0;
+	nr_kept_threads = 0;
+	return outside || died;
+}
+
+/* Its own frame: the parent's registers are the child's until it exits. */
+static int vfork_round(void)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0)
+		_exit(CHILD_STATUS);
+	if (pid < 0 || wait_child(pid, NULL) < 0) {
+		fprintf(stderr, "forkways: vfork: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* pnotify's kits_cached, or -1. */
+static long kits_cached(void)
+{
+	FILE *f = fopen("/proc/pnotify", "r");
+	char line[128];
+	long n = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "kits_cached: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* Forks kept children until pnotify's kit cache is empty. */
+static int drain_kits(void)
+{
+	loop_pid = getpid();
+	for (int i = 0; i < MAX_DRAIN && kits_cached() > 0; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			child_main();
+		if (child_done(pid, "fork"))
+			return 1;
+	}
+	return 0;
+}
+
+static int loop(int rounds)
+{
+	struct itimerval timer = { { 0, 200 }, { 0, 200 } };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	int bad = 0;
+
+	loop_pid = getpid();
+	/* A loop in a child: its parent's kept children are not its own. */
+	nr_kept = 0;
+	if (keep && pipe(thread_hold)) {
+		perror("forkways: pipe");
+		return 1;
+	}
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &timer, NULL);
+	for (int i = 0; i < rounds; i++) {
+		struct clone_args args = { .exit_signal = SIGCHLD };
+		pid_t pid;
+		int err;
+
+		pid = fork();
+		if (pid == 0)
+			child_main();
+		bad += child_done(pid, "fork");
+		if (!keep)
+			bad += vfork_round();
+		pid = syscall(SYS_clone3, &args, sizeof(args));
+		if (pid == 0)
+			child_main();
+		bad += child_done(pid, "clone3");
+		err = thread_round();
+		if (err) {
+			fprintf(stderr, "forkways: thread: %s\n", strerror(err));
+			bad++;
+		}
+	}
+	timer = (struct itimerval){ 0 };
+	setitimer(ITIMER_REAL, &timer, NULL);
+	if (keep)
+		bad += end_kept();
+	printf("forkways: %d rounds, %d failed, %d alarms handled\n", rounds,
+	       bad, (int)alarms);
+	return bad != 0;
+}
+
+/* The loop in a child traced with PTRACE_SYSCALL. */
+static int traced(int rounds)
+{
+	long stops = 0;
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		_exit(loop(rounds));
+	}
+	for (;;) {
+		int sig = 0;
+
+		if (wait_child(pid, &status) < 0)
+			return 1;
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			break;
+		stops++;
+		if (WIFSTOPPED(status) && WSTOPSIG(status) != SIGSTOP &&
+		    WSTOPSIG(status) != SIGTRAP)
+			sig = WSTOPSIG(status);
+		ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig);
+	}
+	printf("forkways: traced, %ld stops\n", stops);
+	return !WIFEXITED(status) || WEXITSTATUS(status);
+}
+
+static int filtered(int rounds)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { .len = 1, .filter = &allow };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		perror("forkways: seccomp");
+		return 1;
+	}
+	return loop(rounds);
+}
+
+/*
+ * The loop in SIGNALLED_RUNS children, each sent @sig 30 ms in (SIGSTOP:
+ * continued 30 ms later, and must finish its loop).
+ */
+static int signalled(int rounds, int sig)
+{
+	int status;
+
+	for (int i = 0; i < SIGNALLED_RUNS; i++) {
+		pid_t pid;
+
+		/* Ended after each loop, that the next drain is bounded. */
+		if (keep && ((i && end_kept()) || drain_kits()))
+			return 1;
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid == 0)
+			_exit(loop(rounds));
+		usleep(30000);
+		kill(pid, sig);
+		if (sig == SIGSTOP) {
+			usleep(30000);
+			kill(pid, SIGCONT);
+		}
+		if (wait_child(pid, &status) < 0)
+			return 1;
+		if (sig == SIGSTOP &&
+		    (!WIFEXITED(status) || WEXITSTATUS(status))) {
+			fprintf(stderr, "forkways: a stopped and continued loop failed (status %#x)\n",
+				status);
+			return 1;
+		}
+		if (sig == SIGKILL && WIFEXITED(status) && WEXITSTATUS(status)) {
+			fprintf(stderr, "forkways: a loop failed before its SIGKILL\n");
+			return 1;
+		}
+	}
+	printf("forkways: %d loops %s\n", SIGNALLED_RUNS,
+	       sig == SIGSTOP ? "stopped and continued" : "killed");
+	return keep ? end_kept() : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 2 ? argv[2] : "plain";
+	int rounds = argc > 1 ? atoi(argv[1]) : 0;
+
+	keep = argc > 3 && !strcmp(argv[3], "keep");
+	if (rounds <= 0 || argc > 4 || (argc > 3 && !keep)) {
+		fprintf(stderr, "usage: forkways ROUNDS [plain|trace|seccomp|kill|stop] [keep]\n");
+		return 2;
+	}
+	if (!strcmp(mode, "plain"))
+		return loop(rounds);
+	if (!strcmp(mode, "trace"))
+		return traced(rounds);
+	if (!strcmp(mode, "seccomp"))
+		return filtered(rounds);
+	if (!strcmp(mode, "kill"))
+		return signalled(rounds, SIGKILL);
+	if (!strcmp(mode, "stop"))
+		return signalled(rounds, SIGSTOP);
+	fprintf(stderr, "forkways: unknown mode %s\n", mode);
+	return 2;
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A rival for pnotify's clone hook (pnotify_hooks): an ftrace_ops on
+ * kernel_clone() that may change where its calls go (IPMODIFY), as a
+ * livepatch of it would, and changes nothing.  ftrace lets one such ops on
+ * a function: loaded first, pnotify cannot arm its hooks; loaded after,
+ * it fails with EBUSY.
+ */
+#include <linux/module.h>
+#include <linux/string.h>
+#include "wrapper/ftrace.h"
+
+static void notrace rival_call(unsigned long ip, unsigned long parent_ip,
+			       struct ftrace_ops *ops,
+			       struct pn_ftrace_regs *regs)
+{
+}
+
+static struct ftrace_ops rival_ops = {
+	.func = rival_call,
+	.flags = PN_FTRACE_IPMODIFY_FLAGS,
+};
+
+/* Frees the filter: 5.10 does not export ftrace_free_filter(). */
+static void rival_unfilter(void)
+{
+	ftrace_set_filter(&rival_ops, NULL, 0, 1);
+}
+
+static int __init rival_init(void)
+{
+	static unsigned char name[] = "kernel_clone";
+	int err = ftrace_set_filter(&rival_ops, name, strlen(name), 1);
+
+	if (!err)
+		err = register_ftrace_function(&rival_ops);
+	if (err)
+		rival_unfilter();
+	return err;
+}
+
+static void __exit rival_exit(void)
+{
+	unregister_ftrace_function(&rival_ops);
+	rival_unfilter();
+}
+
+module_init(rival_init);
+module_exit(rival_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("test: an IPMODIFY ftrace_ops on kernel_clone(), pnotify's clone hook's rival");

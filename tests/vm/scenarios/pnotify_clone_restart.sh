@@ -1,0 +1,93 @@
+# A followed fork that finds no kit ready (the cache empty) is sent back
+# before anything is copied, makes one, and restarts: user space sees one
+# return, with a child in the job, whatever interrupts or watches the
+# system call.  forkways forks, clone3()s and creates threads under a
+# 200 us SIGALRM, keeping every child and thread alive (an exit would top
+# the cache up): the cache empties, and each further fork restarts.  Plain
+# and as an ia32 binary, under a tracer stopping every system call, under
+# a seccomp filter, and killed or stopped in the middle (the cache emptied
+# before each loop); and with vfork() and children that exit.  The test
+# build also restarts one fork in two whatever the cache holds
+# (test_clone_restart) and sleeps 20 ms in each restart
+# (test_delay_clone_us), so that the signals land there; then pnotify is
+# unloaded while a restart sleeps.
+. /lib/pn/lib.sh
+
+pn_load pnotify
+pn_load job
+p=/sys/module/pnotify/parameters
+if pn_test_build test_clone_restart; then
+	echo 2 > "$p/test_clone_restart"
+	test_build=1
+fi
+stat() {
+	sed -n "s/^$1: //p" /proc/pnotify
+}
+rounds=$(pn_scale 200)
+failures=$(stat fork_failures)
+for run in "forkways $rounds plain keep" "forkways32 $rounds plain keep" \
+	"forkways $rounds trace keep" "forkways32 $rounds seccomp keep" \
+	"forkways $rounds plain"; do
+	restarts=$(stat clone_restarts)
+	# shellcheck disable=SC2086 # the program and its arguments
+	jobctl create -- $run > /tmp/out 2>&1 || pn_fail "$run: $(cat /tmp/out)"
+	out=$(cat /tmp/out)
+	restarts=$(($(stat clone_restarts) - restarts))
+	pn_log "$run: $(echo "$out" | tail -n 2 | tr '\n' ' ')restarts $restarts"
+	# Kept children drain the cache: then every fork restarts.
+	case $run:${test_build:-0} in
+	*keep:*) min=$rounds ;;
+	*:1) min=$((rounds / 2)) ;;
+	*) min=0 ;;
+	esac
+	[ "$restarts" -ge "$min" ] ||
+		pn_fail "$run: $restarts forks restarted, not $min"
+done
+[ "$(stat fork_failures)" = "$failures" ] ||
+	pn_fail "$(($(stat fork_failures) - failures)) forks failed in pnotify"
+
+[ -z "${test_build:-}" ] || echo 20000 > "$p/test_delay_clone_us"
+for mode in kill stop; do
+	restarts=$(stat clone_restarts)
+	jobctl create -- forkways "$(pn_scale 30)" $mode keep > /tmp/out 2>&1 ||
+		pn_fail "forkways $mode: $(cat /tmp/out)"
+	out=$(cat /tmp/out)
+	restarts=$(($(stat clone_restarts) - restarts))
+	pn_log "forkways $mode: $(echo "$out" | tail -n 1), restarts $restarts"
+	# The cache emptied before each loop: its own fork restarts at least.
+	[ "$restarts" -ge 20 ] ||
+		pn_fail "forkways $mode: $restarts forks restarted, not 20"
+done
+[ "$(stat fork_failures)" = "$failures" ] ||
+	pn_fail "$(($(stat fork_failures) - failures)) forks failed in pnotify, killed or stopped"
+if [ -z "${test_build:-}" ]; then
+	pn_unload job
+	pn_wait_until "pnotify's entries to go" grep -q '^tasks: 0$' /proc/pnotify
+	grep -q '^works_inflight: 0$' /proc/pnotify || pn_fail "restarts left in flight"
+	pn_unload pnotify
+	exit 0
+fi
+
+# Unloaded while a restart sleeps (2 s, counted in flight) and then spins
+# in its return path (1 s, past the count): the unload waits for both, and
+# the fork, restarted without pnotify, goes on.
+asleep() {
+	grep -l pn_core_clone_restart /proc/[0-9]*/stack 2> /dev/null | grep -q .
+}
+returning() {
+	dmesg | grep -c "unload: [1-9][0-9]* tasks in a work's return path"
+}
+windows=$(returning)
+echo 2000000 > "$p/test_delay_clone_us"
+echo 1000000 > "$p/test_delay_return_us"
+jobctl create -- forkways 3 plain > /tmp/out 2>&1 &
+runner=$!
+pn_wait_until "a fork asleep in its restart" asleep
+pn_unload job
+started=$(date +%s)
+pn_unload pnotify
+took=$(($(date +%s) - started))
+wait "$runner" || pn_fail "forkways, its restart unloaded: $(cat /tmp/out)"
+pn_log "unloaded in $took s with a restart asleep: $(tail -n 1 /tmp/out)"
+[ "$(returning)" -gt "$windows" ] ||
+	pn_fail "the unload did not wait for the restart's return path"
