@@ -8,12 +8,15 @@
  * cache empty, or pnotify's test_clone_restart): the restart must not
  * show.
  *
- *   forkways ROUNDS [plain|trace|seccomp|kill|stop] [keep]
+ *   forkways ROUNDS [plain|trace|seccomp|kill|stop|quiet] [keep]
  *
  * trace runs the loop under a tracer that stops it at every system call
  * (PTRACE_SYSCALL); seccomp under an allow-all filter; kill and stop run
  * it in 20 children, one after the other, killed (SIGKILL) or stopped
- * and continued in the middle.  keep: nothing the loop makes exits before
+ * and continued in the middle; quiet runs it without the timer and without
+ * threads, for fault injection, where a signal frame that cannot be
+ * written, or a thread's failed fork callback, takes the process down.
+ * keep: nothing the loop makes exits before
  * the end, so that the loop empties pnotify's kit cache (an exit tops it
  * up) and every fork after restarts: the children of fork() and clone3()
  * and the threads live on, there is no vfork(), and each child must be in
@@ -48,7 +51,7 @@
 
 static volatile sig_atomic_t alarms;
 static pid_t loop_pid;
-static bool keep;
+static bool keep, quiet;
 static pid_t kept[MAX_KEPT];
 static int nr_kept;
 static pthread_t kept_threads[MAX_KEPT];
@@ -273,7 +276,8 @@ static int loop(int rounds)
 		return 1;
 	}
 	sigaction(SIGALRM, &sa, NULL);
-	setitimer(ITIMER_REAL, &timer, NULL);
+	if (!quiet)
+		setitimer(ITIMER_REAL, &timer, NULL);
 	for (int i = 0; i < rounds; i++) {
 		struct clone_args args = { .exit_signal = SIGCHLD };
 		pid_t pid;
@@ -289,7 +293,7 @@ static int loop(int rounds)
 		if (pid == 0)
 			child_main();
 		bad += child_done(pid, "clone3");
-		err = thread_round();
+		err = quiet ? 0 : thread_round();
 		if (err) {
 			fprintf(stderr, "forkways: thread: %s\n", strerror(err));
 			bad++;
@@ -398,10 +402,11 @@ int main(int argc, char **argv)
 
 	keep = argc > 3 && !strcmp(argv[3], "keep");
 	if (rounds <= 0 || argc > 4 || (argc > 3 && !keep)) {
-		fprintf(stderr, "usage: forkways ROUNDS [plain|trace|seccomp|kill|stop] [keep]\n");
+		fprintf(stderr, "usage: forkways ROUNDS [plain|trace|seccomp|kill|stop|quiet] [keep]\n");
 		return 2;
 	}
-	if (!strcmp(mode, "plain"))
+	quiet = !strcmp(mode, "quiet");
+	if (!strcmp(mode, "plain") || quiet)
 		return loop(rounds);
 	if (!strcmp(mode, "trace"))
 		return traced(rounds);
