@@ -8,14 +8,17 @@
  * cache empty, or pnotify's test_clone_restart): the restart must not
  * show.
  *
- *   forkways ROUNDS [plain|trace|seccomp|kill|stop|quiet] [keep]
+ *   forkways ROUNDS [plain|trace|seccomp|kill|stop|failslab] [keep]
  *
  * trace runs the loop under a tracer that stops it at every system call
  * (PTRACE_SYSCALL); seccomp under an allow-all filter; kill and stop run
  * it in 20 children, one after the other, killed (SIGKILL) or stopped
- * and continued in the middle; quiet runs it without the timer and without
- * threads, for fault injection, where a signal frame that cannot be
- * written, or a thread's failed fork callback, takes the process down.
+ * and continued in the middle; failslab runs it under fault injection,
+ * turned on for itself once started (/proc/self/make-it-fail, a failslab
+ * kernel set up by the caller: an exec failing past its point of no
+ * return dies of SIGSEGV), without the timer (a signal frame that cannot
+ * be written is a SIGSEGV too) and without threads (one whose fork
+ * callback fails takes the process down).
  * keep: nothing the loop makes exits before
  * the end, so that the loop empties pnotify's kit cache (an exit tops it
  * up) and every fork after restarts: the children of fork() and clone3()
@@ -51,7 +54,7 @@
 
 static volatile sig_atomic_t alarms;
 static pid_t loop_pid;
-static bool keep, quiet;
+static bool keep, failslab;
 static pid_t kept[MAX_KEPT];
 static int nr_kept;
 static pthread_t kept_threads[MAX_KEPT];
@@ -165,21 +168,24 @@ static int thread_round(void)
 }
 
 /*
- * Fault injection off for what checks the children (fault_failslab runs
- * us with it on): the write may itself fail, so tried again.
+ * Fault injection on or off for this process (and children forked after):
+ * off, the write may itself fail, so it is tried again.  0, or -1 when it
+ * cannot be turned on.
  */
-static void fault_injection_off(void)
+static int fault_injection(bool on)
 {
 	for (int tries = 0; tries < 100; tries++) {
 		FILE *f = fopen("/proc/self/make-it-fail", "w");
 
-		if (!f && errno == ENOENT)
-			return;
-		if (f && fputs("0", f) >= 0 && !fclose(f))
-			return;
+		if (!f && errno == ENOENT && !on)
+			return 0;
+		if (f && fputs(on ? "1" : "0", f) >= 0 && !fclose(f))
+			return 0;
 		if (f)
 			fclose(f);
 	}
+	perror("forkways: /proc/self/make-it-fail");
+	return -1;
 }
 
 /* Every kept child in this process's job, then ended; threads joined. */
@@ -188,7 +194,8 @@ static int end_kept(void)
 	int outside = 0, died = 0, status = 0;
 	jid_t jid;
 
-	fault_injection_off();
+	if (failslab)
+		fault_injection(false);
 	jid = job_getjid(getpid());
 	for (int i = 0; i < nr_kept; i++) {
 		jid_t child_jid = job_getjid(kept[i]);
@@ -276,7 +283,7 @@ static int loop(int rounds)
 		return 1;
 	}
 	sigaction(SIGALRM, &sa, NULL);
-	if (!quiet)
+	if (!failslab)
 		setitimer(ITIMER_REAL, &timer, NULL);
 	for (int i = 0; i < rounds; i++) {
 		struct clone_args args = { .exit_signal = SIGCHLD };
@@ -293,7 +300,7 @@ static int loop(int rounds)
 		if (pid == 0)
 			child_main();
 		bad += child_done(pid, "clone3");
-		err = quiet ? 0 : thread_round();
+		err = failslab ? 0 : thread_round();
 		if (err) {
 			fprintf(stderr, "forkways: thread: %s\n", strerror(err));
 			bad++;
@@ -402,11 +409,13 @@ int main(int argc, char **argv)
 
 	keep = argc > 3 && !strcmp(argv[3], "keep");
 	if (rounds <= 0 || argc > 4 || (argc > 3 && !keep)) {
-		fprintf(stderr, "usage: forkways ROUNDS [plain|trace|seccomp|kill|stop|quiet] [keep]\n");
+		fprintf(stderr, "usage: forkways ROUNDS [plain|trace|seccomp|kill|stop|failslab] [keep]\n");
 		return 2;
 	}
-	quiet = !strcmp(mode, "quiet");
-	if (!strcmp(mode, "plain") || quiet)
+	failslab = !strcmp(mode, "failslab");
+	if (failslab && fault_injection(true))
+		return 1;
+	if (!strcmp(mode, "plain") || failslab)
 		return loop(rounds);
 	if (!strcmp(mode, "trace"))
 		return traced(rounds);

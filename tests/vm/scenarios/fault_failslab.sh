@@ -80,16 +80,13 @@ pn_log "$(cat /tmp/out)"
 checks=$(sed -n 's/.* ran=\([0-9]*\).*/\1/p' /tmp/out)
 [ "${checks:-0}" -ge "$checks_min" ] ||
 	pn_fail "only ${checks:-0} execs checked their exec callback, not $checks_min"
-# A job whose forks keep their children (forkways keep; quiet: no timer,
-# whose signal frames may not be written here, and no threads, which a
-# failed fork callback would take down with the process): the kit cache
-# empties, and every fork after restarts to make its kit, under the same
-# failures.  Some of those fail (ENOMEM, counted as pnotify's fork
+# A job whose forks keep their children (forkways failslab keep: fault
+# injection on once it runs, no timer, no threads): the kit cache empties,
+# and every fork after restarts to make its kit, under the same failures.  Some of those fail (ENOMEM, counted as pnotify's fork
 # failures); every other fork returns once, its child in the job.
 failures=$(sed -n 's/^fork_failures: //p' /proc/pnotify)
 echo 2 > "$F/probability"
-jobctl create -- sh -c "echo 1 > /proc/self/make-it-fail &&
-	exec forkways 200 quiet keep" > /tmp/out 2>&1
+jobctl create -- forkways 200 failslab keep > /tmp/out 2>&1
 echo 0 > "$F/probability"
 pn_log "$(tail -n 3 /tmp/out | tr '\n' ' ')"
 grep -q "rounds, .* failed" /tmp/out || pn_fail "forkways did not finish: $(cat /tmp/out)"
