@@ -278,7 +278,8 @@ static int loop(int rounds)
 	loop_pid = getpid();
 	/* A loop in a child: its parent's kept children are not its own. */
 	nr_kept = 0;
-	if (keep && pipe(thread_hold)) {
+	/* Kept threads wait on it (none under fault injection). */
+	if (keep && !failslab && pipe(thread_hold)) {
 		perror("forkways: pipe");
 		return 1;
 	}
