@@ -1551,8 +1551,8 @@ bool pn_core_clone(struct task_struct *task)
  * anything was copied: makes the kit the clone hook found none of, which
  * may sleep, and restarts the call (as restart_syscall() does: user space
  * sees only its one return); its second pass finds the kit.  -ENOMEM when
- * there is no memory for it.  A work's end (pn_work_done()) as its last
- * statement: the unload waits for it.
+ * there is no memory for it.  Ends as a work does (pn_work_done()): the
+ * unload waits for the count, then RCU Tasks for the return after it.
  */
 pid_t pn_core_clone_restart(void)
 {
