@@ -8,26 +8,28 @@
  * cache empty, or pnotify's test_clone_restart): the restart must not
  * show.
  *
- *   forkways ROUNDS [plain|trace|seccomp|kill|stop|failslab] [keep]
+ *   forkways ROUNDS [plain|trace|seccomp|kill|stop|freeze|failslab] [keep]
  *
  * trace runs the loop under a tracer that stops it at every system call
  * (PTRACE_SYSCALL); seccomp under an allow-all filter; kill and stop run
  * it in 20 children, one after the other, killed (SIGKILL) or stopped
- * and continued in the middle; failslab runs it under fault injection,
- * turned on for itself once started (/proc/self/make-it-fail, a failslab
- * kernel set up by the caller: an exec failing past its point of no
- * return dies of SIGSEGV), without the timer (a signal frame that cannot
- * be written is a SIGSEGV too) and without threads (one whose fork
+ * and continued in the middle; freeze likewise frozen and thawed, each
+ * child in a cgroup of its own (cgroup v2's cgroup.freeze, under
+ * /sys/fs/cgroup), the freeze waited for; failslab runs it under fault
+ * injection, turned on for itself once started (/proc/self/make-it-fail,
+ * a failslab kernel set up by the caller: an exec failing past its point
+ * of no return dies of SIGSEGV), without the timer (a signal frame that
+ * cannot be written is a SIGSEGV too) and without threads (one whose fork
  * callback fails takes the process down).
- * keep: nothing the loop makes exits before
- * the end, so that the loop empties pnotify's kit cache (an exit tops it
- * up) and every fork after restarts: the children of fork() and clone3()
- * and the threads live on, there is no vfork(), and each child must be in
- * its parent's job at the end; kill and stop empty the cache before each
- * loop.
+ * keep: nothing the loop makes exits before the end, so that the loop
+ * empties pnotify's kit cache (an exit tops it up) and every fork after
+ * restarts: the children of fork() and clone3() and the threads live on,
+ * there is no vfork(), and each child must be in its parent's job at the
+ * end; kill, stop and freeze empty the cache before each loop.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
@@ -38,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -51,6 +54,10 @@
 #define MAX_KEPT	4096
 #define MAX_DRAIN	1024
 #define THREAD_STACK	(64 * 1024)
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+#define FREEZE_WAIT_MS	10000
+/* How signalled() interrupts a loop besides signals: by the cgroup freezer. */
+#define FREEZE		0
 
 static volatile sig_atomic_t alarms;
 static pid_t loop_pid;
@@ -360,16 +367,110 @@ static int filtered(int rounds)
 	return loop(rounds);
 }
 
+/* Writes @text to @dir/@file; 0 or -1 (errno set). */
+static int cgroup_write(const char *dir, const char *file, const char *text)
+{
+	char path[256];
+	ssize_t len = strlen(text), ret;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, text, len);
+	close(fd);
+	return ret == len ? 0 : -1;
+}
+
+/* Whether @dir's cgroup.events says "frozen 1". */
+static bool cgroup_frozen(const char *dir)
+{
+	char path[256], line[64];
+	bool frozen = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.events", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strcmp(line, "frozen 1\n"))
+			frozen = true;
+	fclose(f);
+	return frozen;
+}
+
+/*
+ * Freezes the cgroup @dir and waits until it is frozen: a task asleep in
+ * a restart's allocation freezes on its way back to user space.  0, or 1
+ * when it did not freeze in FREEZE_WAIT_MS.
+ */
+static int freeze_and_wait(const char *dir)
+{
+	if (cgroup_write(dir, "cgroup.freeze", "1")) {
+		fprintf(stderr, "forkways: %s/cgroup.freeze: %s\n", dir,
+			strerror(errno));
+		return 1;
+	}
+	for (int ms = 0; ms < FREEZE_WAIT_MS; ms++) {
+		if (cgroup_frozen(dir))
+			return 0;
+		usleep(1000);
+	}
+	fprintf(stderr, "forkways: the loop in %s did not freeze in %d ms\n",
+		dir, FREEZE_WAIT_MS);
+	return 1;
+}
+
+/* Interrupts the loop child @pid (by @sig, or FREEZE in @cgroup) 30 ms in. */
+static int interrupt_loop(pid_t pid, int sig, const char *cgroup)
+{
+	int bad = 0;
+
+	usleep(30000);
+	if (sig != FREEZE) {
+		kill(pid, sig);
+		if (sig == SIGSTOP) {
+			usleep(30000);
+			kill(pid, SIGCONT);
+		}
+		return 0;
+	}
+	bad = freeze_and_wait(cgroup);
+	usleep(30000);
+	/* Thawed whether or not it froze: a failed run must still end. */
+	if (cgroup_write(cgroup, "cgroup.freeze", "0")) {
+		perror("forkways: thaw");
+		bad = 1;
+	}
+	return bad;
+}
+
 /*
  * The loop in SIGNALLED_RUNS children, each sent @sig 30 ms in (SIGSTOP:
- * continued 30 ms later, and must finish its loop).
+ * continued 30 ms later, and must finish its loop), or, for FREEZE, in a
+ * cgroup frozen 30 ms in and thawed 30 ms after it froze (and must finish
+ * its loop too).
  */
 static int signalled(int rounds, int sig)
 {
+	char cgroup[64] = "";
+	bool must_finish = sig == SIGSTOP || sig == FREEZE;
 	int status;
 
+	if (sig == FREEZE) {
+		snprintf(cgroup, sizeof(cgroup), CGROUP_ROOT "/forkways.%d",
+			 (int)getpid());
+		if (mkdir(cgroup, 0755)) {
+			fprintf(stderr, "forkways: %s: %s (freeze needs cgroup v2 at " CGROUP_ROOT ")\n",
+				cgroup, strerror(errno));
+			return 1;
+		}
+	}
 	for (int i = 0; i < SIGNALLED_RUNS; i++) {
 		pid_t pid;
+		int bad;
 
 		/* Ended after each loop, that the next drain is bounded. */
 		if (keep && ((i && end_kept()) || drain_kits()))
@@ -377,20 +478,21 @@ static int signalled(int rounds, int sig)
 		pid = fork();
 		if (pid < 0)
 			return 1;
-		if (pid == 0)
+		if (pid == 0) {
+			/* "0": the writer; its children are forked in it. */
+			if (sig == FREEZE && cgroup_write(cgroup, "cgroup.procs", "0")) {
+				perror("forkways: cgroup.procs");
+				_exit(1);
+			}
 			_exit(loop(rounds));
-		usleep(30000);
-		kill(pid, sig);
-		if (sig == SIGSTOP) {
-			usleep(30000);
-			kill(pid, SIGCONT);
 		}
-		if (wait_child(pid, &status) < 0)
+		bad = interrupt_loop(pid, sig, cgroup);
+		if (wait_child(pid, &status) < 0 || bad)
 			return 1;
-		if (sig == SIGSTOP &&
-		    (!WIFEXITED(status) || WEXITSTATUS(status))) {
-			fprintf(stderr, "forkways: a stopped and continued loop failed (status %#x)\n",
-				status);
+		if (must_finish && (!WIFEXITED(status) || WEXITSTATUS(status))) {
+			fprintf(stderr, "forkways: a %s loop failed (status %#x)\n",
+				sig == FREEZE ? "frozen and thawed" :
+				"stopped and continued", status);
 			return 1;
 		}
 		if (sig == SIGKILL && WIFEXITED(status) && WEXITSTATUS(status)) {
@@ -398,7 +500,11 @@ static int signalled(int rounds, int sig)
 			return 1;
 		}
 	}
+	if (sig == FREEZE && rmdir(cgroup))
+		fprintf(stderr, "forkways: rmdir %s: %s\n", cgroup,
+			strerror(errno));
 	printf("forkways: %d loops %s\n", SIGNALLED_RUNS,
+	       sig == FREEZE ? "frozen and thawed" :
 	       sig == SIGSTOP ? "stopped and continued" : "killed");
 	return keep ? end_kept() : 0;
 }
@@ -410,7 +516,7 @@ int main(int argc, char **argv)
 
 	keep = argc > 3 && !strcmp(argv[3], "keep");
 	if (rounds <= 0 || argc > 4 || (argc > 3 && !keep)) {
-		fprintf(stderr, "usage: forkways ROUNDS [plain|trace|seccomp|kill|stop|failslab] [keep]\n");
+		fprintf(stderr, "usage: forkways ROUNDS [plain|trace|seccomp|kill|stop|freeze|failslab] [keep]\n");
 		return 2;
 	}
 	failslab = !strcmp(mode, "failslab");
@@ -426,6 +532,8 @@ int main(int argc, char **argv)
 		return signalled(rounds, SIGKILL);
 	if (!strcmp(mode, "stop"))
 		return signalled(rounds, SIGSTOP);
+	if (!strcmp(mode, "freeze"))
+		return signalled(rounds, FREEZE);
 	fprintf(stderr, "forkways: unknown mode %s\n", mode);
 	return 2;
 }

@@ -5,8 +5,10 @@
 # 200 us SIGALRM, keeping every child and thread alive (an exit would top
 # the cache up): the cache empties, and each further fork restarts.  Plain
 # and as an ia32 binary, under a tracer stopping every system call, under
-# a seccomp filter, and killed or stopped in the middle (the cache emptied
-# before each loop); and with vfork() and children that exit.  The test
+# a seccomp filter, and killed, stopped or frozen (cgroup v2's freezer) in
+# the middle (the cache emptied before each loop); and with vfork() and
+# children that exit; and with every user task frozen by the system's
+# freezer (suspend's, pm_test=freezer) in the middle.  The test
 # build also restarts one fork in two whatever the cache holds
 # (test_clone_restart) and sleeps 20 ms in each restart
 # (test_delay_clone_us), so that the signals land there; then pnotify is
@@ -47,7 +49,7 @@ done
 	pn_fail "$(($(stat fork_failures) - failures)) forks failed in pnotify"
 
 [ -z "${test_build:-}" ] || echo 20000 > "$p/test_delay_clone_us"
-for mode in kill stop; do
+for mode in kill stop freeze; do
 	restarts=$(stat clone_restarts)
 	jobctl create -- forkways "$(pn_scale 30)" $mode keep > /tmp/out 2>&1 ||
 		pn_fail "forkways $mode: $(cat /tmp/out)"
@@ -59,7 +61,33 @@ for mode in kill stop; do
 		pn_fail "forkways $mode: $restarts forks restarted, not 20"
 done
 [ "$(stat fork_failures)" = "$failures" ] ||
-	pn_fail "$(($(stat fork_failures) - failures)) forks failed in pnotify, killed or stopped"
+	pn_fail "$(($(stat fork_failures) - failures)) forks failed in pnotify, killed, stopped or frozen"
+
+# The system's freezer, as a suspend freezes every user task (pm_test
+# "freezer": frozen for 5 s, then thawed), while forks restart: none of
+# them shows it.
+if [ -w /sys/power/pm_test ] && grep -qw freeze /sys/power/state; then
+	restarts=$(stat clone_restarts)
+	jobctl create -- forkways "$(pn_scale 500)" plain keep > /tmp/out 2>&1 &
+	runner=$!
+	restarting() {
+		[ "$(stat clone_restarts)" -gt "$restarts" ]
+	}
+	pn_wait_until "forks restarting" restarting
+	kill -0 "$runner" 2> /dev/null ||
+		pn_fail "forkways ended before the freeze: give it more rounds"
+	echo freezer > /sys/power/pm_test
+	echo freeze > /sys/power/state ||
+		pn_fail "the system's freezer failed: $(dmesg | tail -n 5)"
+	echo none > /sys/power/pm_test
+	dmesg | grep -q 'Restarting tasks' || pn_fail "no freeze and thaw logged"
+	wait "$runner" || pn_fail "forkways, frozen by the system: $(cat /tmp/out)"
+	pn_log "system freezer: $(tail -n 1 /tmp/out), restarts $(($(stat clone_restarts) - restarts))"
+	[ "$(stat fork_failures)" = "$failures" ] ||
+		pn_fail "forks failed in pnotify under the system's freezer"
+else
+	pn_log "skipped the system's freezer: no pm_test or freeze state"
+fi
 if [ -z "${test_build:-}" ]; then
 	pn_unload job
 	pn_wait_until "pnotify's entries to go" grep -q '^tasks: 0$' /proc/pnotify
