@@ -2851,6 +2851,134 @@ static void test_fork_during_create(void)
 	munmap(forks, sizeof(*forks));
 }
 
+#define ATTACH_FORKER_MB	16	/* a copy_mm long enough to be caught in */
+#define ATTACH_FORKS_AFTER	4	/* children forked after each attach */
+
+struct attach_forks {
+	int stop;
+	long long attach_start_us, attach_end_us;	/* 0: not yet */
+	int children;
+	int killed;		/* ended by a signal: a fork pnotify failed */
+	int in_flight;		/* forked across the attach, in the job */
+	int in_flight_outside;	/* the same, in no job */
+	int after;		/* forked after the attach returned */
+	int after_outside;	/* the same, in no job */
+};
+
+/*
+ * A thread of a process outside any job that forks until told, each child
+ * exiting 0 in a job, 1 in none; the times of each fork tell which the
+ * attach of the process raced.
+ */
+static void *fork_while_attached(void *arg)
+{
+	struct attach_forks *forks = arg;
+
+	while (!__atomic_load_n(&forks->stop, __ATOMIC_ACQUIRE)) {
+		long long start = now_us(), end;
+		pid_t child = fork();
+		int status;
+
+		if (child == 0)
+			_exit(job_getjid(getpid()) == NO_JID ? 1 : 0);
+		end = now_us();
+		if (child < 0)
+			continue;
+		status = wait_for(child);
+		__atomic_fetch_add(&forks->children, 1, __ATOMIC_RELAXED);
+		if (!WIFEXITED(status)) {
+			__atomic_fetch_add(&forks->killed, 1, __ATOMIC_RELAXED);
+		} else if (start > __atomic_load_n(&forks->attach_end_us, __ATOMIC_ACQUIRE) &&
+			   __atomic_load_n(&forks->attach_end_us, __ATOMIC_ACQUIRE)) {
+			__atomic_fetch_add(&forks->after, 1, __ATOMIC_RELAXED);
+			if (WEXITSTATUS(status))
+				__atomic_fetch_add(&forks->after_outside, 1, __ATOMIC_RELAXED);
+		} else if (__atomic_load_n(&forks->attach_start_us, __ATOMIC_ACQUIRE) &&
+			   start < __atomic_load_n(&forks->attach_start_us, __ATOMIC_ACQUIRE) &&
+			   end > __atomic_load_n(&forks->attach_end_us, __ATOMIC_ACQUIRE) &&
+			   __atomic_load_n(&forks->attach_end_us, __ATOMIC_ACQUIRE)) {
+			__atomic_fetch_add(&forks->in_flight, 1, __ATOMIC_RELAXED);
+			if (WEXITSTATUS(status))
+				__atomic_fetch_add(&forks->in_flight_outside, 1, __ATOMIC_RELAXED);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Two threads of a process outside any job (its main thread idle) fork all
+ * the while, each fork slowed by a large resident set; the process is
+ * attached to a job meanwhile, round after round.  A fork under way when
+ * its thread was followed found no kit made for it at kernel_clone()'s
+ * entry: the attach's must serve it, and no child may be killed for it.
+ * Every child forked after the attach returned is in the job; one forked
+ * across it may be in either.
+ */
+static void test_fork_during_attach(void)
+{
+	struct attach_forks *forks;
+	int round, in_flight = 0;
+
+	forks = mmap(NULL, sizeof(*forks), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!expect(forks != MAP_FAILED, "mmap: %m"))
+		return;
+	for (round = 1; more_rounds(round); round++) {
+		struct job_leader job;
+		pid_t pid;
+		int target;
+
+		memset(forks, 0, sizeof(*forks));
+		pid = fork_flushed();
+		if (pid == 0) {
+			size_t size = (size_t)ATTACH_FORKER_MB << 20;
+			pthread_t forkers[MOVE_FORKERS];
+			char *mem;
+
+			die_with_parent();
+			mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (mem != MAP_FAILED)
+				memset(mem, 1, size);
+			for (int i = 0; i < MOVE_FORKERS; i++)
+				if (pthread_create(&forkers[i], NULL, fork_while_attached, forks))
+					_exit(3);
+			for (int i = 0; i < MOVE_FORKERS; i++)
+				pthread_join(forkers[i], NULL);
+			_exit(0);
+		}
+		if (!start_job_ok(&job, NULL, NULL)) {
+			kill_ours(pid, SIGKILL);
+			wait_for(pid);
+			break;
+		}
+		/* Both threads busy forking before the attach. */
+		while (__atomic_load_n(&forks->children, __ATOMIC_RELAXED) < 2)
+			sleep_ms(1);
+		__atomic_store_n(&forks->attach_start_us, now_us(), __ATOMIC_RELEASE);
+		expect(job_attachpid(pid, job.jid) == job.jid, "job_attachpid(): %m");
+		__atomic_store_n(&forks->attach_end_us, now_us(), __ATOMIC_RELEASE);
+		target = __atomic_load_n(&forks->children, __ATOMIC_RELAXED) +
+			 MOVE_FORKERS * ATTACH_FORKS_AFTER;
+		while (__atomic_load_n(&forks->after, __ATOMIC_RELAXED) <
+		       MOVE_FORKERS * ATTACH_FORKS_AFTER &&
+		       __atomic_load_n(&forks->children, __ATOMIC_RELAXED) < 4 * target)
+			sleep_ms(1);
+		__atomic_store_n(&forks->stop, 1, __ATOMIC_RELEASE);
+		expect(exited_with(wait_for(pid), 0), "the forking process failed");
+		end_job(&job);
+		if (!expect(!forks->killed, "round %d: %d of %d children killed", round,
+			    forks->killed, forks->children) ||
+		    !expect(!forks->after_outside,
+			    "round %d: %d of %d children forked after the attach in no job",
+			    round, forks->after_outside, forks->after))
+			break;
+		in_flight += forks->in_flight;
+	}
+	note("%d rounds, %d children forked across an attach", round - 1, in_flight);
+	munmap(forks, sizeof(*forks));
+}
+
 #define RACE_PROBES		4
 
 /* A process outside any job that forks on request (see spawn_probe()). */
@@ -4926,6 +5054,8 @@ static const struct job_test tests[] = {
 	  .rounds = THREAD_MOVE_ROUNDS, .slow_rounds = SLOW_THREAD_MOVE_ROUNDS },
 	{ "forks during create from a job", .run = test_fork_during_create,
 	  .rounds = 1000, .slow_rounds = 50 },
+	{ "forks under way during attach", .run = test_fork_during_attach,
+	  .rounds = 30, .slow_rounds = 5 },
 	{ "detachjid racing attachpid", .run = test_detach_races_attach,
 	  .rounds = 100, .slow_rounds = 30 },
 	{ "waitjid wake-up and status", .run = test_waitjid },
