@@ -68,7 +68,7 @@ done
 # them shows it.
 if [ -w /sys/power/pm_test ] && grep -qw freeze /sys/power/state; then
 	restarts=$(stat clone_restarts)
-	jobctl create -- forkways "$(pn_scale 500)" plain keep > /tmp/out 2>&1 &
+	jobctl create -- forkways "$(pn_scale 200)" plain keep > /tmp/out 2>&1 &
 	runner=$!
 	restarting() {
 		[ "$(stat clone_restarts)" -gt "$restarts" ]
