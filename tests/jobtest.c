@@ -3884,9 +3884,18 @@ static int start_io_uring_worker(int pipe_rd)
 }
 
 
+#define IO_URING_EXIT_STATUS	5
+
+static void exit_on_sigusr1(int sig)
+{
+	(void)sig;
+	_exit(IO_URING_EXIT_STATUS);
+}
+
 /*
  * A process with an io_uring worker: @create makes it create a job itself,
- * else it only pauses.  Returns its pid and, with @create, the JID it got.
+ * else it only pauses, until SIGUSR1 makes it exit with
+ * IO_URING_EXIT_STATUS.  Returns its pid and, with @create, the JID it got.
  */
 static pid_t spawn_io_uring_process(bool create, jid_t *jid)
 {
@@ -3906,6 +3915,7 @@ static pid_t spawn_io_uring_process(bool create, jid_t *jid)
 			sleep_ms(10);
 		if (!got && create)
 			got = job_create(0, 0, 0);
+		signal(SIGUSR1, exit_on_sigusr1);
 		if (write(fds[1], &got, sizeof(got)) != sizeof(got))
 			_exit(1);
 		for (;;)
@@ -3951,6 +3961,53 @@ static void test_io_uring_workers(void)
 	expect(job_killjid(jid, SIGKILL) == 0, "killjid: %m");
 	expect(killed_by(creator, SIGKILL), "the creator was not killed");
 	expect(killed_by(attached, SIGKILL), "the attached process was not killed");
+}
+
+/*
+ * A job's only process, with an io_uring worker, exits (exit_group() from
+ * a signal handler): its worker ends with it, maybe last, and the job ends
+ * with the process's exit status.
+ */
+static void test_io_uring_process_exits(void)
+{
+	struct report waited;
+	pid_t waiter = -1;
+	int waiter_fd = -1;
+	jid_t jid = 0;
+	pid_t pid = spawn_io_uring_process(true, &jid);
+
+	if (!expect(pid > 0, "fork: %m"))
+		return;
+	if (jid == (jid_t)-2) {
+		note("skipped: no io_uring worker could be started");
+		goto out;
+	}
+	if (!expect(jid != (jid_t)-1 && jid != 0, "job_create with an io_uring worker failed"))
+		goto out;
+	expect(thread_count(pid) >= 2, "no io_uring worker thread");
+	waiter = spawn_waiter(jid, &waiter_fd, kill_waiter_s());
+	if (!expect(waiter > 0 && receive_report(waiter_fd, &waited), "waiter: %m"))
+		goto out;
+	kill(pid, SIGUSR1);
+	expect(exited_with(wait_for(pid), IO_URING_EXIT_STATUS),
+	       "the process did not exit with status %d", IO_URING_EXIT_STATUS);
+	pid = -1;
+	if (expect(receive_report(waiter_fd, &waited), "the waiter did not wake up")) {
+		expect(waited.jid == jid, "job_waitjid() = %#llx (%s)",
+		       JID(waited.jid), errno_name(waited.err));
+		expect(WIFEXITED(waited.status) &&
+		       WEXITSTATUS(waited.status) == IO_URING_EXIT_STATUS,
+		       "the job ended with status %#x, not the process's", waited.status);
+	}
+out:
+	if (pid > 0) {
+		kill_ours(pid, SIGKILL);
+		wait_for(pid);
+	}
+	if (waiter > 0) {
+		wait_for(waiter);
+		close(waiter_fd);
+	}
 }
 
 #define FAIL_NTH_PATH		"/proc/thread-self/fail-nth"
@@ -5069,6 +5126,7 @@ static const struct job_test tests[] = {
 	{ "unprivileged user", .run = test_unprivileged },
 	{ "owner's kill obeys kill(2) permissions", .run = test_owner_kill_permissions },
 	{ "io_uring workers: create, attach, detach, kill", .run = test_io_uring_workers },
+	{ "io_uring workers: the job ends with its process", .run = test_io_uring_process_exits },
 	{ "io_uring workers: a failed create or attach moves nothing",
 	  .run = test_io_uring_failed_moves },
 	{ "killjid: a blocked signal, then a fork", .run = test_killjid_blocked_then_fork },
