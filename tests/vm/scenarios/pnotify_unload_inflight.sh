@@ -24,11 +24,14 @@ if pn_test_build test_delay_return_us; then
 		rmmod pnotify
 		pn_skip "the test build's run is in the preempt=full boot"
 	}
-	# debugfs shows the model with SCHED_DEBUG, the boot log always.
+	# debugfs shows the model with SCHED_DEBUG, the boot log always;
+	# PREEMPT_RT is preemptible throughout, with no dynamic model.
 	model=$(cat /sys/kernel/debug/sched/preempt 2>/dev/null ||
 		grep -o 'Dynamic Preempt: .*' /run/pn.boot-dmesg)
+	uname -v | grep -q PREEMPT_RT && model="PREEMPT_RT"
 	case $model in
-	*"(full)"* | *"Dynamic Preempt: full"*) pn_log "preemption model: $model" ;;
+	*"(full)"* | *"Dynamic Preempt: full"* | PREEMPT_RT)
+		pn_log "preemption model: $model" ;;
 	*) pn_fail "preempt=full not in effect: '$model'" ;;
 	esac
 	spin_us=1000000
