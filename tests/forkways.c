@@ -13,9 +13,10 @@
  * trace runs the loop under a tracer that stops it at every system call
  * (PTRACE_SYSCALL); seccomp under an allow-all filter; kill and stop run
  * it in 20 children, one after the other, killed (SIGKILL) or stopped
- * and continued in the middle; freeze likewise frozen and thawed, each
- * child in a cgroup of its own (cgroup v2's cgroup.freeze, under
- * /sys/fs/cgroup), the freeze waited for; failslab runs it under fault
+ * and continued in the middle; freeze likewise frozen and thawed, in a
+ * cgroup of forkways' own (cgroup v2's cgroup.freeze, under
+ * /sys/fs/cgroup) each child is moved to before it starts, the freeze
+ * waited for and found the loop running; failslab runs it under fault
  * injection, turned on for itself once started (/proc/self/make-it-fail,
  * a failslab kernel set up by the caller: an exec failing past its point
  * of no return dies of SIGSEGV), without the timer (a signal frame that
@@ -383,11 +384,11 @@ static int cgroup_write(const char *dir, const char *file, const char *text)
 	return ret == len ? 0 : -1;
 }
 
-/* Whether @dir's cgroup.events says "frozen 1". */
-static bool cgroup_frozen(const char *dir)
+/* Whether @dir's cgroup.events has the line @event ("frozen 1"). */
+static bool cgroup_event(const char *dir, const char *event)
 {
 	char path[256], line[64];
-	bool frozen = false;
+	bool found = false;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/cgroup.events", dir);
@@ -395,16 +396,18 @@ static bool cgroup_frozen(const char *dir)
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f))
-		if (!strcmp(line, "frozen 1\n"))
-			frozen = true;
+		if (!strncmp(line, event, strlen(event)) &&
+		    line[strlen(event)] == '\n')
+			found = true;
 	fclose(f);
-	return frozen;
+	return found;
 }
 
 /*
  * Freezes the cgroup @dir and waits until it is frozen: a task asleep in
  * a restart's allocation freezes on its way back to user space.  0, or 1
- * when it did not freeze in FREEZE_WAIT_MS.
+ * when it did not freeze in FREEZE_WAIT_MS, or froze empty (the loop had
+ * ended: nothing was frozen in the middle).
  */
 static int freeze_and_wait(const char *dir)
 {
@@ -414,8 +417,13 @@ static int freeze_and_wait(const char *dir)
 		return 1;
 	}
 	for (int ms = 0; ms < FREEZE_WAIT_MS; ms++) {
-		if (cgroup_frozen(dir))
-			return 0;
+		if (cgroup_event(dir, "frozen 1")) {
+			if (cgroup_event(dir, "populated 1"))
+				return 0;
+			fprintf(stderr, "forkways: the loop in %s ended before its freeze\n",
+				dir);
+			return 1;
+		}
 		usleep(1000);
 	}
 	fprintf(stderr, "forkways: the loop in %s did not freeze in %d ms\n",
@@ -448,16 +456,67 @@ static int interrupt_loop(pid_t pid, int sig, const char *cgroup)
 }
 
 /*
+ * One loop in a child, interrupted 30 ms in by @sig, or frozen in @cgroup
+ * (FREEZE: moved there before it starts); 0 if it ended as it should.
+ */
+static int interrupted_run(int rounds, int sig, const char *cgroup)
+{
+	int go[2], status, bad;
+	char pid_text[16];
+	pid_t pid;
+
+	if (pipe(go))
+		return 1;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		char byte;
+
+		close(go[1]);
+		if (read(go[0], &byte, 1) != 1)
+			_exit(1);
+		close(go[0]);
+		_exit(loop(rounds));
+	}
+	close(go[0]);
+	snprintf(pid_text, sizeof(pid_text), "%d", (int)pid);
+	bad = sig == FREEZE && cgroup_write(cgroup, "cgroup.procs", pid_text);
+	if (bad)
+		fprintf(stderr, "forkways: %s/cgroup.procs: %s\n", cgroup,
+			strerror(errno));
+	/* Closed without a byte, the child exits at once. */
+	if (!bad && write(go[1], "g", 1) != 1)
+		bad = 1;
+	close(go[1]);
+	if (!bad)
+		bad = interrupt_loop(pid, sig, cgroup);
+	if (wait_child(pid, &status) < 0 || bad)
+		return 1;
+	if ((sig == SIGSTOP || sig == FREEZE) &&
+	    (!WIFEXITED(status) || WEXITSTATUS(status))) {
+		fprintf(stderr, "forkways: a %s loop failed (status %#x)\n",
+			sig == FREEZE ? "frozen and thawed" :
+			"stopped and continued", status);
+		return 1;
+	}
+	if (sig == SIGKILL && WIFEXITED(status) && WEXITSTATUS(status)) {
+		fprintf(stderr, "forkways: a loop failed before its SIGKILL\n");
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * The loop in SIGNALLED_RUNS children, each sent @sig 30 ms in (SIGSTOP:
- * continued 30 ms later, and must finish its loop), or, for FREEZE, in a
- * cgroup frozen 30 ms in and thawed 30 ms after it froze (and must finish
- * its loop too).
+ * continued 30 ms later, and must finish its loop), or, for FREEZE, in
+ * forkways' cgroup, frozen 30 ms in and thawed 30 ms after it froze (and
+ * must finish its loop too).
  */
 static int signalled(int rounds, int sig)
 {
 	char cgroup[64] = "";
-	bool must_finish = sig == SIGSTOP || sig == FREEZE;
-	int status;
+	int bad = 0;
 
 	if (sig == FREEZE) {
 		snprintf(cgroup, sizeof(cgroup), CGROUP_ROOT "/forkways.%d",
@@ -468,41 +527,19 @@ static int signalled(int rounds, int sig)
 			return 1;
 		}
 	}
-	for (int i = 0; i < SIGNALLED_RUNS; i++) {
-		pid_t pid;
-		int bad;
-
+	for (int i = 0; i < SIGNALLED_RUNS && !bad; i++) {
 		/* Ended after each loop, that the next drain is bounded. */
-		if (keep && ((i && end_kept()) || drain_kits()))
-			return 1;
-		pid = fork();
-		if (pid < 0)
-			return 1;
-		if (pid == 0) {
-			/* "0": the writer; its children are forked in it. */
-			if (sig == FREEZE && cgroup_write(cgroup, "cgroup.procs", "0")) {
-				perror("forkways: cgroup.procs");
-				_exit(1);
-			}
-			_exit(loop(rounds));
-		}
-		bad = interrupt_loop(pid, sig, cgroup);
-		if (wait_child(pid, &status) < 0 || bad)
-			return 1;
-		if (must_finish && (!WIFEXITED(status) || WEXITSTATUS(status))) {
-			fprintf(stderr, "forkways: a %s loop failed (status %#x)\n",
-				sig == FREEZE ? "frozen and thawed" :
-				"stopped and continued", status);
-			return 1;
-		}
-		if (sig == SIGKILL && WIFEXITED(status) && WEXITSTATUS(status)) {
-			fprintf(stderr, "forkways: a loop failed before its SIGKILL\n");
-			return 1;
-		}
+		bad = (keep && ((i && end_kept()) || drain_kits())) ||
+		      interrupted_run(rounds, sig, cgroup);
 	}
-	if (sig == FREEZE && rmdir(cgroup))
+	/* Empty once every loop was reaped (kept children ended with it). */
+	if (sig == FREEZE && rmdir(cgroup)) {
 		fprintf(stderr, "forkways: rmdir %s: %s\n", cgroup,
 			strerror(errno));
+		bad = 1;
+	}
+	if (bad)
+		return 1;
 	printf("forkways: %d loops %s\n", SIGNALLED_RUNS,
 	       sig == FREEZE ? "frozen and thawed" :
 	       sig == SIGSTOP ? "stopped and continued" : "killed");

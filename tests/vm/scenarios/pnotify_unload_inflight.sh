@@ -28,7 +28,7 @@ if pn_test_build test_delay_return_us; then
 	# PREEMPT_RT is preemptible throughout, with no dynamic model.
 	model=$(cat /sys/kernel/debug/sched/preempt 2>/dev/null ||
 		grep -o 'Dynamic Preempt: .*' /run/pn.boot-dmesg)
-	uname -v | grep -q PREEMPT_RT && model="PREEMPT_RT"
+	[ -n "$model" ] || ! uname -v | grep -q PREEMPT_RT || model="PREEMPT_RT"
 	case $model in
 	*"(full)"* | *"Dynamic Preempt: full"* | PREEMPT_RT)
 		pn_log "preemption model: $model" ;;
