@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * job: accounting.  What a job's tasks used, summed as they leave and read
- * from the live ones on request (JOB_GETACCT), and a final record of each
- * ended job, kept in a backlog of acct_backlog records for JOB_READACCT
- * (CSA) and JOB_GETACCT.
+ * job: accounting.  What a job's processes used, summed as they leave and
+ * read from the live ones on request (JOB_GETACCT), and a final record of
+ * each ended job, kept in a backlog of acct_backlog records for
+ * JOB_READACCT (CSA) and JOB_GETACCT.
  */
 #include <linux/cred.h>
 #include <linux/delay.h>
@@ -18,6 +18,7 @@
 #include <linux/vtime.h>
 #include <uapi/job.h>
 #include "job_internal.h"
+#include "wrapper/sched.h"
 
 static unsigned int acct_backlog = 1024;
 module_param(acct_backlog, uint, 0444);
@@ -47,34 +48,53 @@ static void job_sums_add_cputime(struct job_sums *sums, u64 utime, u64 stime,
 	sums->runtime_ns += runtime;
 }
 
-/* Adds what @task has used but its CPU time and the RSS of a live mm. */
-static void job_sums_add_io_rss(struct job_sums *sums,
-				struct task_struct *task)
+static void job_sums_add_io(struct job_sums *sums,
+			    const struct task_io_accounting *ioac)
 {
 #ifdef CONFIG_TASK_XACCT
-	sums->read_bytes += task->ioac.rchar;
-	sums->write_bytes += task->ioac.wchar;
+	sums->read_bytes += ioac->rchar;
+	sums->write_bytes += ioac->wchar;
 #endif
-	/* do_exit() folds the hiwater mark into signal->maxrss before exit_mm. */
-	if (task->signal)
-		job_sums_add_rss(sums, task->signal->maxrss);
 }
 
 /*
- * Adds what the exiting current has used, past exit_mm(): in its exit
- * hook, preemption disabled.  Its CPU time is read as the scheduler keeps
+ * Adds what the threads of @sig reaped so far used, which __exit_signal()
+ * sums there, and the largest RSS of its threads that exited (do_exit()
+ * folds each one's hiwater mark into signal->maxrss before exit_mm()).
+ */
+static void job_sums_add_reaped(struct job_sums *sums,
+				const struct signal_struct *sig)
+{
+	job_sums_add_cputime(sums, sig->utime, sig->stime,
+			     sig->sum_sched_runtime);
+	job_sums_add_io(sums, &sig->ioac);
+	job_sums_add_rss(sums, sig->maxrss);
+}
+
+/*
+ * Reads into @sums what the exiting current, ending its process, and the
+ * threads of its process reaped before it used, past exit_mm(): in its
+ * exit hook, preemption disabled.  False when other threads of it are
+ * not all reaped yet (their use is then read in process context,
+ * job_sums_add_process()).  Its CPU time is read as the scheduler keeps
  * it, as task_cputime_adjusted() would read it, but without the split and
  * the lock that come with it: the job's is split once, when reported.
  * Where the task's time is kept by virtual time accounting (a nohz_full
  * CPU), only task_cputime_adjusted() can read it, under the task's
- * pi_lock, its runqueue's lock and its prev_cputime lock (all raw, none
- * taken before a job's): the caller may hold the job's lock.
+ * pi_lock, its runqueue's lock and its prev_cputime lock (all raw).  The
+ * reaped threads' sums and their count are read in one pass of
+ * signal->stats_lock's sequence, without waiting for a writer: a thread
+ * being reaped makes it fail.
  */
-void job_sums_add_exited(struct job_sums *sums)
+bool job_sums_read_ended(struct job_sums *sums)
 {
 	struct task_struct *task = current;
+	struct signal_struct *sig = task->signal;
+	unsigned int seq = pn_read_seqbegin_nowait(&sig->stats_lock);
 	u64 utime, stime;
 
+	if ((seq & 1) || READ_ONCE(sig->nr_threads) != 1)
+		return false;
 	if (vtime_accounting_enabled_this_cpu()) {
 		task_cputime_adjusted(task, &utime, &stime);
 		job_sums_add_cputime(sums, utime, stime, utime + stime);
@@ -82,22 +102,49 @@ void job_sums_add_exited(struct job_sums *sums)
 		job_sums_add_cputime(sums, task->utime, task->stime,
 				     task->se.sum_exec_runtime);
 	}
-	job_sums_add_io_rss(sums, task);
+	job_sums_add_io(sums, &task->ioac);
+	job_sums_add_reaped(sums, sig);
+	return !read_seqretry(&sig->stats_lock, seq);
 }
 
-/* Adds what @task has used to @sums; @task may be exiting or a zombie. */
-void job_sums_add_task(struct job_sums *sums, struct task_struct *task)
+/*
+ * Adds what the process of @task has used to @sums: its live threads and
+ * those reaped, read as thread_group_cputime() does (not exported), and
+ * the RSS of its mm.  @task may have exited: its signal_struct stays with
+ * it.  Process context.
+ */
+void job_sums_add_process(struct job_sums *sums, struct task_struct *task)
 {
-	struct mm_struct *mm = get_task_mm(task);
+	struct signal_struct *sig = task->signal;
+	struct mm_struct *mm = NULL;
+	struct job_sums used;
+	struct task_struct *t;
+	unsigned int seq;
 	u64 utime, stime;
 
-	task_cputime_adjusted(task, &utime, &stime);
-	job_sums_add_cputime(sums, utime, stime, utime + stime);
-	job_sums_add_io_rss(sums, task);
+	rcu_read_lock();
+	do {
+		seq = read_seqbegin(&sig->stats_lock);
+		memset(&used, 0, sizeof(used));
+		job_sums_add_reaped(&used, sig);
+		__for_each_thread(sig, t) {
+			task_cputime_adjusted(t, &utime, &stime);
+			job_sums_add_cputime(&used, utime, stime,
+					     utime + stime);
+			job_sums_add_io(&used, &t->ioac);
+		}
+	} while (read_seqretry(&sig->stats_lock, seq));
+	__for_each_thread(sig, t) {
+		mm = get_task_mm(t);
+		if (mm)
+			break;
+	}
+	rcu_read_unlock();
 	if (mm) {
-		job_sums_add_rss(sums, get_mm_hiwater_rss(mm));
+		job_sums_add_rss(&used, get_mm_hiwater_rss(mm));
 		mmput(mm);
 	}
+	job_sums_fold(sums, &used);
 }
 
 /*
@@ -152,7 +199,7 @@ static int job_read_acct(struct job *job, struct job_acct *acct)
 	struct job_sums sums;
 	unsigned int n, cap;
 
-	tasks = job_lock_with_room(job, &job->nr_tasks, UINT_MAX,
+	tasks = job_lock_with_room(job, &job->nr_processes, UINT_MAX,
 				   sizeof(*tasks), &cap);
 	if (!tasks)
 		return -ENOMEM;
@@ -165,7 +212,7 @@ static int job_read_acct(struct job *job, struct job_acct *acct)
 	while (n) {
 		struct job_sums live = { 0 };
 
-		job_sums_add_task(&live, tasks[--n]);
+		job_sums_add_process(&live, tasks[--n]);
 		job_sums_fold(&sums, &live);
 		put_task_struct(tasks[n]);
 	}

@@ -195,76 +195,23 @@ void *job_lock_with_room(struct job *job, const unsigned int *count,
 
 /* ---- membership ---------------------------------------------------------- */
 
-/* The job_process of @task's thread group in @job, or NULL; lock held. */
-static struct job_process *job_process_find_locked(struct job *job,
-						   struct task_struct *task)
-{
-	struct job_process *p;
-
-	lockdep_assert_held(&job->lock);
-	list_for_each_entry(p, &job->processes, link)
-		if (p->signal == task->signal)
-			return p;
-	return NULL;
-}
-
 /*
- * Adds @task to @job's list as @m, in @process (NULL: a new process of the
- * job, held in m->own_process).  lock held; any context.
+ * Adds the process of @task to @job's list as @m, counting @tasks tasks
+ * run in it.  lock held; any context.
  */
 static void job_member_add_locked(struct job *job, struct job_member *m,
-				  struct task_struct *task,
-				  struct job_process *process)
+				  struct task_struct *task, unsigned int tasks)
 {
 	lockdep_assert_held(&job->lock);
-	if (!process) {
-		process = &m->own_process;
-		process->tgid = get_pid(task_tgid(task));
-		process->signal = task->signal;
-		INIT_LIST_HEAD(&process->members);
-		list_add_tail(&process->link, &job->processes);
-		job->nr_processes++;
-		job->spent.nr_processes++;
-	}
-	list_add_tail(&m->process_link, &process->members);
+	m->tgid = get_pid(task_tgid(task));
+	list_add_tail(&m->link, &job->processes);
+	job->nr_processes++;
+	job->spent.nr_processes++;
+	job->spent.nr_tasks += tasks;
+	m->nr_joined = tasks;
 	refcount_inc(&job->ref);
 	m->job = job;
-	m->process = process;
 	m->task = task;
-	job->nr_tasks++;
-	job->spent.nr_tasks++;
-}
-
-/*
- * Takes @m out of its process, and the process out of @job with its last
- * member; returns the process's tgid to put once unlocked if it was the
- * last, else NULL.  lock held.
- */
-static inline struct pid *job_process_leave_locked(struct job *job,
-						   struct job_member *m)
-{
-	struct job_process *p = m->process, *heir;
-	struct job_member *other;
-
-	/* Its last member: the list goes with the process, @m's slot. */
-	if (list_is_singular(&p->members)) {
-		list_del(&p->link);
-		job->nr_processes--;
-		return p->tgid;
-	}
-	list_del(&m->process_link);
-	if (p != &m->own_process)
-		return NULL;
-	/* The slot goes with @m's data: another member holds it from now. */
-	other = list_first_entry(&p->members, struct job_member, process_link);
-	heir = &other->own_process;
-	heir->tgid = p->tgid;
-	heir->signal = p->signal;
-	list_replace(&p->link, &heir->link);
-	list_replace(&p->members, &heir->members);
-	list_for_each_entry(other, &heir->members, process_link)
-		other->process = heir;
-	return NULL;
 }
 
 /*
@@ -292,44 +239,50 @@ void job_end(struct job *job)
 }
 
 /*
- * Takes @m, leaving by exit (status) or detach, out of its job, what it
- * used added to job->spent already; returns whether that ended the job,
- * and in @tgid the process's pid to put once unlocked if it was the
- * process's last member, else NULL.  lock held; any context.
+ * Takes @m, leaving by its end (status) or detach, out of its job, what it
+ * used added to job->spent already; returns whether that ended the job.
+ * lock held; any context.
  */
 static bool job_member_remove_locked(struct job *job, struct job_member *m,
-				     int status, struct pid **tgid)
+				     int status)
 {
-	job->nr_tasks--;
-	*tgid = job_process_leave_locked(job, m);
+	list_del(&m->link);
+	job->nr_processes--;
 	job->last_status = status;
-	job->ended = !job->nr_tasks && !job->attaching;
+	job->ended = !job->nr_processes && !job->attaching;
 	return job->ended;
 }
 
 /* What a leave puts, where it may sleep; the last one ends the job. */
-static void job_member_gone(struct job *job, struct pid *tgid, bool ended)
+static void job_member_gone(struct job_member *m, bool ended)
 {
-	put_pid(tgid);
+	struct job *job = m->job;
+
+	if (!m->tgid_put)
+		put_pid(m->tgid);
 	if (ended)
 		job_end(job);
 	job_put(job);
 }
 
-/* @m leaves its job, by exit (status) or detach; the last one ends it. */
-static void job_member_leave(struct job_member *m, int status)
+/*
+ * @m leaves its job, by its end (status) or detach, with @threads made in
+ * it since it joined; the last one ends the job.
+ */
+static void job_member_leave(struct job_member *m, int status,
+			     unsigned int threads)
 {
 	struct job_sums used = { 0 };
 	struct job *job = m->job;
-	struct pid *tgid;
 	bool ended;
 
-	job_sums_add_task(&used, m->task);
+	job_sums_add_process(&used, m->task);
 	raw_spin_lock_irq(&job->lock);
 	job_sums_fold(&job->spent, &used);
-	ended = job_member_remove_locked(job, m, status, &tgid);
+	job->spent.nr_tasks += threads;
+	ended = job_member_remove_locked(job, m, status);
 	raw_spin_unlock_irq(&job->lock);
-	job_member_gone(job, tgid, ended);
+	job_member_gone(m, ended);
 }
 
 /*
@@ -337,26 +290,24 @@ static void job_member_leave(struct job_member *m, int status)
  * it leaves no trace in the job's sums, counts or status.  The attach
  * keeps the job from ending meanwhile.
  */
-static void job_member_unwind(struct job_member *m, bool new_process)
+static void job_member_unwind(struct job_member *m)
 {
 	struct job *job = m->job;
-	struct pid *tgid;
 
 	raw_spin_lock_irq(&job->lock);
-	job->nr_tasks--;
-	job->spent.nr_tasks--;
-	if (new_process && list_is_singular(&m->process->members))
-		job->spent.nr_processes--;
-	tgid = job_process_leave_locked(job, m);
+	list_del(&m->link);
+	job->nr_processes--;
+	job->spent.nr_processes--;
+	job->spent.nr_tasks -= m->nr_joined;
 	raw_spin_unlock_irq(&job->lock);
-	put_pid(tgid);
+	put_pid(m->tgid);
 	job_put(job);
 }
 
 /*
- * In the fork hook (atomic, see pnotify.h): the child of a member joins its
- * job, with the signals it missed pending.  A new thread shares its
- * process's signals and needs none.
+ * In the fork hook (atomic, see pnotify.h): the child process of a member
+ * joins its job, with the signals it missed pending.  (A new thread is in
+ * its process's job already.)
  */
 static int job_inherit(struct task_struct *child,
 		       struct pnotify_subscriber *sub,
@@ -366,20 +317,16 @@ static int job_inherit(struct task_struct *child,
 	struct job *job = parent->job;
 	u64 missed = 0;
 	int ret = 0, sig;
-	bool thread;
 
 	/* Interrupts are off in the fork hook. */
 	raw_spin_lock(&job->lock);
-	/* parent->process may move to another member's slot: read it locked. */
-	thread = child->signal == parent->process->signal;
 	if (job->detaching) {
 		/* Forked while the job is being detached: not a member. */
 		ret = PNOTIFY_SKIP;
 	} else {
-		job_member_add_locked(job, m, child,
-				      thread ? parent->process : NULL);
+		job_member_add_locked(job, m, child, 1);
 		/* Most forks meet no kill under way. */
-		if (!thread && !list_empty(&job->kills))
+		if (!list_empty(&job->kills))
 			missed = job_missed_signals(job, child);
 	}
 	raw_spin_unlock(&job->lock);
@@ -390,41 +337,46 @@ static int job_inherit(struct task_struct *child,
 }
 
 /*
- * In the exit hook (atomic, see pnotify.h), before exit_files(): past
- * exit_mm(), what the task used is read without its mm.  The references
- * it drops here are not the last: the tgid's, since the exiting task's
- * process keeps its pid until it is reaped, and the job's, since the job
- * has not ended.  Its end, and any put that would free, wait for exit().
+ * In the exit hook (atomic, see pnotify.h) of @task, current, the thread
+ * that ends its process, before exit_files(): past exit_mm(), what it used
+ * is read without its mm.  A process whose other threads are all reaped
+ * (most have none) is accounted here; the others in exit(), from the
+ * threads' sums, which only process context can read.  The references it
+ * drops here are not the last: the tgid's, since the process keeps its
+ * pid until it is reaped, and the job's, since the job has not ended.
+ * Its end, and any put that would free, wait for exit().
  */
 static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 {
 	struct job_member *m = sub->data;
+	struct job_sums used = { 0 };
 	struct job *job = m->job;
 	unsigned long flags;
 
-	/* What it used is read as it is added: no copy to make and fold. */
+	if (!job_sums_read_ended(&used))
+		return PNOTIFY_CALL_EXIT;
 	raw_spin_lock_irqsave(&job->lock, flags);
-	job_sums_add_exited(&job->spent);
-	m->ended = job_member_remove_locked(job, m, READ_ONCE(task->exit_code),
-					    &m->left_tgid);
+	job_sums_fold(&job->spent, &used);
+	job->spent.nr_tasks += pnotify_threads_made(sub);
+	m->ended = job_member_remove_locked(job, m, pnotify_exit_status(sub));
 	raw_spin_unlock_irqrestore(&job->lock, flags);
 	m->left = true;
-	if (m->left_tgid && refcount_dec_not_one(&m->left_tgid->count))
-		m->left_tgid = NULL;
-	if (m->ended || m->left_tgid || !refcount_dec_not_one(&m->job->ref))
+	m->tgid_put = refcount_dec_not_one(&m->tgid->count);
+	if (m->ended || !m->tgid_put || !refcount_dec_not_one(&job->ref))
 		return PNOTIFY_CALL_EXIT;
 	return 0;
 }
 
+/* The process's end (its threads all past their exit) or a detach. */
 static void job_exit(struct task_struct *task, struct pnotify_subscriber *sub)
 {
 	struct job_member *m = sub->data;
 
 	if (m->left)
-		job_member_gone(m->job, m->left_tgid, m->ended);
+		job_member_gone(m, m->ended);
 	else
-		job_member_leave(m, task->flags & PF_EXITING ?
-				 READ_ONCE(task->exit_code) : 0);
+		job_member_leave(m, pnotify_exit_status(sub),
+				 pnotify_threads_made(sub));
 }
 
 /* In the exec hook (atomic, see pnotify.h): what the watchers say. */
@@ -481,8 +433,8 @@ static inline void job_test_hold_lookup(struct task_struct *task)
 }
 #endif
 
-/* The job @task is in, referenced, or NULL. */
-static struct job *job_of_task(struct task_struct *task)
+/* The job the process of @task is in, referenced, or NULL. */
+struct job *job_of_process(struct task_struct *task)
 {
 	struct pnotify_subscriber *sub;
 	struct job *job = NULL;
@@ -506,98 +458,30 @@ static bool job_same_job(const struct pnotify_subscriber *old,
 	return was->job == is->job;
 }
 
-/*
- * Makes @task a member of @job with the subscription prepared for it, in
- * place of its membership of another job in one step (a fork meanwhile is
- * in the one or the other); consumes @sub.  Under job_move_lock, in an
- * attach (job->attaching), so that the job can neither end nor start
- * detaching meanwhile.
- */
-static int job_attach_task(struct job *job, struct task_struct *task,
-			   struct pnotify_subscriber *sub)
+/* User threads of @task's process that have not begun to exit. */
+static unsigned int job_process_tasks(struct task_struct *task)
 {
-	struct job_member *m = sub->data;
-	struct job_process *process;
-	int err;
+	unsigned int n = 0;
+	struct task_struct *t;
 
-	raw_spin_lock_irq(&job->lock);
-	process = job_process_find_locked(job, task);
-	job_member_add_locked(job, m, task, process);
-	raw_spin_unlock_irq(&job->lock);
-	err = pnotify_replace(sub, job_same_job);
-	if (err) {
-		job_member_unwind(m, !process);
-		pnotify_discard(sub);
-		/* Exiting, it cannot fork any more: it leaves its old job now. */
-		if (err == -ESRCH)
-			pnotify_unsubscribe(task, &job_events);
-		return err;
-	}
-	job_notify(job, JOB_EVENT_JOIN, task);
-	return 0;
-}
-
-/*
- * How many passes a move makes at most: a process whose threads keep making
- * threads from threads not yet moved (each makes one and exits) could
- * outrun the passes for ever, holding job_move_lock.  Real programs need a
- * few.
- */
-#define JOB_MOVE_PASSES_MAX	1000
-
-/*
- * kvcalloc() that, when @wait, waits for memory, unless the caller is being
- * killed: on 5.10, kvmalloc() hands __GFP_NOFAIL to kmalloc() alone, which
- * warns for the larger sizes.
- */
-static void *job_kvcalloc(size_t n, size_t size, bool wait)
-{
-	void *p;
-
-	while (!(p = kvcalloc(n, size, GFP_KERNEL)) && wait &&
-	       !fatal_signal_pending(current))
-		schedule_timeout_killable(1);
-	return p;
-}
-
-/*
- * References the threads of the process @leader into a new array; returns
- * their number or < 0.
- */
-static int job_process_threads(struct task_struct *leader,
-			       struct task_struct ***out, bool wait)
-{
-	struct task_struct *t, **tasks;
-	int n = 0, cap = get_nr_threads(leader) + 8;
-
-	tasks = job_kvcalloc(cap, sizeof(*tasks), wait);
-	if (!tasks)
-		return -ENOMEM;
 	rcu_read_lock();
-	for_each_thread(leader, t) {
-		if (n == cap)
-			break;
-		get_task_struct(t);
-		tasks[n++] = t;
-	}
+	for_each_thread(task, t)
+		n += pn_task_is_user(t) && !(READ_ONCE(t->flags) & PF_EXITING);
 	rcu_read_unlock();
-	*out = tasks;
 	return n;
 }
 
-/* References each member task of @job into @tasks; returns how many. */
+/* References a thread of each member process of @job into @tasks. */
 unsigned int job_hold_members(struct job *job, struct task_struct **tasks)
 {
-	struct job_process *p;
 	struct job_member *m;
 	unsigned int n = 0;
 
 	lockdep_assert_held(&job->lock);
-	list_for_each_entry(p, &job->processes, link)
-		list_for_each_entry(m, &p->members, process_link) {
-			get_task_struct(m->task);
-			tasks[n++] = m->task;
-		}
+	list_for_each_entry(m, &job->processes, link) {
+		get_task_struct(m->task);
+		tasks[n++] = m->task;
+	}
 	return n;
 }
 
@@ -608,84 +492,77 @@ void job_put_tasks(struct task_struct **tasks, int n)
 	kvfree(tasks);
 }
 
-/*
- * Whether @task is to be moved to @job: a user thread in another job, or in
- * none unless it is exiting.  io_uring and other kernel workers are never
- * members; a thread that exits is left in its old job only until it
- * leaves, and the next pass would find it again and again.
- */
-static bool job_to_move(struct job *job, struct task_struct *task)
+/* The user threads alive in @job's processes (JOB_GETINFO's nr_tasks). */
+unsigned int job_live_tasks(struct job *job)
 {
-	struct job *in;
+	struct task_struct **tasks;
+	unsigned int n, i, cap, live = 0;
 
-	if (!pn_task_is_user(task))
-		return false;
-	in = job_of_task(task);
+	tasks = job_lock_with_room(job, &job->nr_processes, UINT_MAX,
+				   sizeof(*tasks), &cap);
+	if (!tasks)
+		return 0;
+	n = job_hold_members(job, tasks);
+	raw_spin_unlock_irq(&job->lock);
+	for (i = 0; i < n; i++)
+		live += job_process_tasks(tasks[i]);
+	job_put_tasks(tasks, n);
+	return live;
+}
+
+/*
+ * Makes the process @leader a member of @job in place of its membership
+ * of another job, in one step (a fork meanwhile is in the one or the
+ * other).  Under job_move_lock, in an attach (job->attaching), so that
+ * the job can neither end nor start detaching meanwhile.  Returns 0 or
+ * < 0: -ESRCH for a process exiting or not a user one, -EEXIST for one in
+ * @job already.
+ */
+static int job_join(struct job *job, struct task_struct *leader)
+{
+	struct pnotify_subscriber *sub;
+	struct job_member *m;
+	unsigned int tasks;
+	struct job *in;
+	int err;
+
+	if (!pn_task_is_user(leader))
+		return -ESRCH;
+	in = job_of_process(leader);
 	if (in)
 		job_put(in);
-	return in ? in != job : !(READ_ONCE(task->flags) & PF_EXITING);
-}
-
-static void job_discard_subs(struct pnotify_subscriber **subs, int n)
-{
-	while (n--)
-		if (subs[n])
-			pnotify_discard(subs[n]);
-	kvfree(subs);
-}
-
-/*
- * A subscription prepared for each of the @n @tasks that is to join @job
- * (NULL for the others), for all of them or for none; when @wait, memory
- * is waited for.
- */
-static struct pnotify_subscriber **job_prepare_threads(struct job *job,
-						       struct task_struct **tasks,
-						       int n, bool wait)
-{
-	gfp_t gfp = wait ? GFP_KERNEL | __GFP_NOFAIL : GFP_KERNEL;
-	struct pnotify_subscriber **subs, *sub;
-	int i;
-
-	subs = job_kvcalloc(max(n, 1), sizeof(*subs), wait);
-	if (!subs)
-		return ERR_PTR(-ENOMEM);
-	for (i = 0; i < n; i++) {
-		if (!job_to_move(job, tasks[i]))
-			continue;
-		sub = pnotify_prepare(tasks[i], &job_events, gfp);
-		if (IS_ERR(sub)) {
-			job_discard_subs(subs, n);
-			return ERR_CAST(sub);
-		}
-		subs[i] = sub;
+	if (in == job)
+		return -EEXIST;
+	sub = pnotify_prepare(leader, &job_events, GFP_KERNEL);
+	if (IS_ERR(sub))
+		return PTR_ERR(sub);
+	m = sub->data;
+	tasks = job_process_tasks(leader);
+	raw_spin_lock_irq(&job->lock);
+	job_member_add_locked(job, m, leader, tasks);
+	raw_spin_unlock_irq(&job->lock);
+	err = pnotify_replace(sub, job_same_job);
+	if (err) {
+		job_member_unwind(m);
+		pnotify_discard(sub);
+		/* Exiting, it cannot fork any more: it leaves its old job now. */
+		if (err == -ESRCH)
+			pnotify_unsubscribe(leader, &job_events);
+		return err;
 	}
-	return subs;
+	job_notify(job, JOB_EVENT_JOIN, leader);
+	return 0;
 }
 
 /*
- * Attaches every thread of the process @leader to @job, again until a pass
- * finds none outside it: a thread created during a pass by a thread not yet
- * attached is seen by the next, and once every thread is in, new threads
- * inherit the job in the fork itself.  All or nothing: the first pass
- * prepares everything before it moves a thread, so that without memory it
- * moves nothing, and the later ones, which cannot undo it (the threads'
- * old job may have ended), wait for memory.  Only unload (-ENOENT), a
- * fatal signal of the caller (-EINTR) and a process that outruns
- * JOB_MOVE_PASSES_MAX passes (-EAGAIN) stop one midway, with every thread
- * in a job still.  (A later pass may also have to arm pnotify's hooks
- * again, and fail for memory, but only when nothing at all is followed:
- * every thread moved has exited, and the others are in no job.)  The job
- * cannot end or start detaching meanwhile
- * (job->attaching, job_move_lock held); if it has no member after, it
- * ends.  Returns 0 or < 0.
+ * Attaches the process @leader to @job (job_join()); without memory it
+ * stays where it was.  If the job has no member after, it ends.  Returns
+ * 0 or < 0.
  */
 int job_attach_process(struct job *job, struct task_struct *leader)
 {
-	int n, i, candidates, passes = 0, total = 0, err;
-	struct pnotify_subscriber **subs;
-	struct task_struct **tasks;
-	bool later = false, end;
+	bool end;
+	int err;
 
 	lockdep_assert_held(&job_move_lock);
 	raw_spin_lock_irq(&job->lock);
@@ -694,99 +571,34 @@ int job_attach_process(struct job *job, struct task_struct *leader)
 	raw_spin_unlock_irq(&job->lock);
 	if (err)
 		return err;
-	do {
-		if (later && fatal_signal_pending(current)) {
-			err = -EINTR;
-			break;
-		}
-		if (++passes > JOB_MOVE_PASSES_MAX) {
-			err = -EAGAIN;
-			break;
-		}
-		n = job_process_threads(leader, &tasks, later);
-		if (n < 0) {
-			err = n;
-			break;
-		}
-		subs = job_prepare_threads(job, tasks, n, later);
-		if (IS_ERR(subs)) {
-			err = PTR_ERR(subs);
-			job_put_tasks(tasks, n);
-			break;
-		}
-		candidates = 0;
-		for (i = 0; i < n; i++) {
-			struct pnotify_subscriber *sub = subs[i];
-
-			if (!sub)
-				continue;
-			subs[i] = NULL;
-			candidates++;
-			if (err) {
-				pnotify_discard(sub);
-				continue;
-			}
-			err = job_attach_task(job, tasks[i], sub);
-			/*
-			 * Exiting, it has left its old job, and stays out;
-			 * born meanwhile with its parent's job, it is in.
-			 */
-			if (err == -ESRCH || err == -EEXIST)
-				err = 0;
-			else if (!err)
-				total++;
-		}
-		job_discard_subs(subs, n);
-		job_put_tasks(tasks, n);
-		later = true;
-	} while (candidates && !err);
+	err = job_join(job, leader);
 	raw_spin_lock_irq(&job->lock);
 	job->attaching = false;
-	end = !job->nr_tasks && !job->ended;
+	end = !job->nr_processes && !job->ended;
 	if (end)
 		job->ended = true;
 	raw_spin_unlock_irq(&job->lock);
 	if (end)
 		job_end(job);
-	return err ?: total ? 0 : -ESRCH;
+	return err;
+}
+
+/* Detaches the process @leader from its job, if it is in one. */
+void job_detach_process(struct task_struct *leader)
+{
+	pnotify_unsubscribe(leader, &job_events);
 }
 
 /*
- * Detaches every thread of the process @leader from its job, again until a
- * pass finds none left in: a thread created meanwhile by a member inherits
- * the job.  Returns the threads detached or < 0 (-EAGAIN: outrun, see
- * JOB_MOVE_PASSES_MAX; the rest is still in).
+ * Detaches @task's process from @job if it is still in it.  A process
+ * that moved to another job stays on @job's list until the last holder of
+ * its old membership (a job_of_process() elsewhere) puts it, and an
+ * unsubscribe would take it out of the job it is in now.  Under
+ * job_move_lock, so that it cannot move in between.
  */
-int job_detach_process(struct task_struct *leader)
+void job_detach_member(struct job *job, struct task_struct *task)
 {
-	int n, i, detached, passes = 0, total = 0;
-	struct task_struct **tasks;
-
-	do {
-		if (++passes > JOB_MOVE_PASSES_MAX)
-			return -EAGAIN;
-		n = job_process_threads(leader, &tasks, false);
-		if (n < 0)
-			return n;
-		detached = 0;
-		for (i = 0; i < n; i++)
-			detached += !pnotify_unsubscribe(tasks[i], &job_events);
-		job_put_tasks(tasks, n);
-		total += detached;
-	} while (detached);
-	return total;
-}
-
-/*
- * Detaches @task from @job if it is still in it.  A task that moved to
- * another job stays on @job's lists until the last holder of its old
- * membership (a job_of_task() elsewhere) puts it, and an unsubscribe
- * would take it out of the job it is in now.  Under job_move_lock, so
- * that it cannot move in between.
- */
-void job_detach_task(struct job *job, struct task_struct *task)
-{
-	struct job *in = job_of_task(task);
+	struct job *in = job_of_process(task);
 
 	lockdep_assert_held(&job_move_lock);
 	if (in == job)
@@ -795,30 +607,9 @@ void job_detach_task(struct job *job, struct task_struct *task)
 		job_put(in);
 }
 
-/*
- * The job the process of @leader is in, referenced, or NULL: the leader's,
- * or, once the leader has exited before its threads, that of any of them.
- */
-struct job *job_of_process(struct task_struct *leader)
-{
-	struct task_struct **tasks;
-	struct job *job = job_of_task(leader);
-	int n, i;
-
-	if (job || !(READ_ONCE(leader->flags) & PF_EXITING))
-		return job;
-	n = job_process_threads(leader, &tasks, false);
-	if (n < 0)
-		return ERR_PTR(n);
-	for (i = 0; i < n && !job; i++)
-		job = job_of_task(tasks[i]);
-	job_put_tasks(tasks, n);
-	return job;
-}
-
 bool job_task_job(struct task_struct *task, u64 *jid, u64 *id, kuid_t *owner)
 {
-	struct job *job = job_of_task(task);
+	struct job *job = job_of_process(task);
 
 	if (!job)
 		return false;

@@ -57,8 +57,7 @@ struct job {
 	refcount_t ref;
 
 	raw_spinlock_t lock;
-	struct list_head processes;
-	unsigned int nr_tasks;
+	struct list_head processes;	/* of struct job_member */
 	unsigned int nr_processes;
 	bool ended;	/* no member left: none may join */
 	bool gone;	/* job_end() done: out of the table, its record kept */
@@ -74,32 +73,21 @@ struct job {
 };
 
 /*
- * A process of a job: the thread group of its member tasks.  Counting,
- * listing and signalling go by these, not by thread group leaders, since a
- * leader may exit (pthread_exit) long before the rest of its process.
- */
-struct job_process {
-	struct list_head link;
-	struct pid *tgid;	/* stable for the life of the thread group */
-	struct signal_struct *signal;	/* identifies the group while it runs */
-	struct list_head members;
-};
-
-/*
- * A member task: the data pnotify keeps with its subscription, prepared
- * before the fork that makes it.  The first member of a process holds the
- * job_process in own_process; when it leaves first, the role moves to
- * another member's slot.
+ * A member process, with all its threads: the data pnotify keeps with its
+ * subscription, prepared before the fork that makes it.  Counting,
+ * listing and signalling go by the tgid, not by a thread group leader,
+ * which may exit (pthread_exit) long before the rest of its process.
  */
 struct job_member {
 	struct job *job;
-	struct job_process *process;
+	struct list_head link;		/* on job->processes */
+	struct pid *tgid;		/* stable for the life of the process */
+	/* A thread of it (the subscription's task, held by pnotify). */
 	struct task_struct *task;
-	struct list_head process_link;
-	struct job_process own_process;
+	unsigned int nr_joined;		/* its tasks counted when it joined */
 	/* Set by job_leave() for the exit() it asks for. */
 	bool left, ended;
-	struct pid *left_tgid;
+	bool tgid_put;			/* in the hook: not the last reference */
 };
 
 #define JOB_TABLE_BITS 10
@@ -119,12 +107,13 @@ void *job_lock_with_room(struct job *job, const unsigned int *count,
 			 unsigned int limit, size_t size, unsigned int *cap);
 void job_end(struct job *job);
 int job_attach_process(struct job *job, struct task_struct *leader);
-int job_detach_process(struct task_struct *leader);
-void job_detach_task(struct job *job, struct task_struct *task);
-struct job *job_of_process(struct task_struct *leader);
+void job_detach_process(struct task_struct *leader);
+void job_detach_member(struct job *job, struct task_struct *task);
+struct job *job_of_process(struct task_struct *task);
 struct task_struct *job_find_process(pid_t pid);
 unsigned int job_hold_members(struct job *job, struct task_struct **tasks);
 void job_put_tasks(struct task_struct **tasks, int n);
+unsigned int job_live_tasks(struct job *job);
 
 /* job_signal.c */
 u64 job_missed_signals(struct job *job, struct task_struct *child);
@@ -132,8 +121,8 @@ long job_ioc_waitjid(void *arg);
 long job_ioc_killjid(void *arg);
 
 /* job_acct.c */
-void job_sums_add_task(struct job_sums *sums, struct task_struct *task);
-void job_sums_add_exited(struct job_sums *sums);
+void job_sums_add_process(struct job_sums *sums, struct task_struct *task);
+bool job_sums_read_ended(struct job_sums *sums);
 void job_sums_fold(struct job_sums *sums, const struct job_sums *more);
 struct job_record *job_final_record(struct job *job);
 struct job_record *job_keep_record_locked(struct job_record *rec);

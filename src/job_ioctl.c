@@ -93,8 +93,8 @@ static long job_ioc_getjid(void *arg)
 		return PTR_ERR(task);
 	job = job_of_process(task);
 	put_task_struct(task);
-	if (IS_ERR_OR_NULL(job))
-		return job ? PTR_ERR(job) : -ENODATA;
+	if (!job)
+		return -ENODATA;
 	req->r_jid = job->jid;
 	job_put(job);
 	return 0;
@@ -153,7 +153,7 @@ static long job_ioc_getpidlst(void *arg)
 	struct job_pidlst *req = arg;
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	unsigned int n = 0, cap;
-	struct job_process *p;
+	struct job_member *m;
 	struct job *job;
 	pid_t *pids;
 
@@ -168,9 +168,9 @@ static long job_ioc_getpidlst(void *arg)
 		job_put(job);
 		return -ENOMEM;
 	}
-	list_for_each_entry(p, &job->processes, link) {
+	list_for_each_entry(m, &job->processes, link) {
 		/* Processes outside the caller's pid namespace: none. */
-		pid_t pid = pid_nr_ns(p->tgid, ns);
+		pid_t pid = pid_nr_ns(m->tgid, ns);
 
 		if (n == cap)
 			break;
@@ -246,7 +246,7 @@ static long job_ioc_detachjid(void *arg)
 		job_put(job);
 		return -EINTR;
 	}
-	tasks = job_lock_with_room(job, &job->nr_tasks, UINT_MAX,
+	tasks = job_lock_with_room(job, &job->nr_processes, UINT_MAX,
 				   sizeof(*tasks), &cap);
 	if (!tasks) {
 		mutex_unlock(&job_move_lock);
@@ -260,7 +260,7 @@ static long job_ioc_detachjid(void *arg)
 	n = job_hold_members(job, tasks);
 	raw_spin_unlock_irq(&job->lock);
 	for (i = 0; i < n; i++)
-		job_detach_task(job, tasks[i]);
+		job_detach_member(job, tasks[i]);
 	mutex_unlock(&job_move_lock);
 	job_put_tasks(tasks, n);
 	job_put(job);
@@ -281,19 +281,19 @@ static long job_ioc_detachpid(void *arg)
 	if (IS_ERR(task))
 		return PTR_ERR(task);
 	job = job_of_process(task);
-	if (IS_ERR_OR_NULL(job)) {
+	if (!job) {
 		put_task_struct(task);
-		return job ? PTR_ERR(job) : -ENODATA;
+		return -ENODATA;
 	}
 	req->r_jid = job->jid;
 	job_put(job);
 	err = mutex_lock_killable(&job_move_lock);
 	if (!err) {
-		err = job_detach_process(task);
+		job_detach_process(task);
 		mutex_unlock(&job_move_lock);
 	}
 	put_task_struct(task);
-	return err < 0 ? err : 0;
+	return err;
 }
 
 static long job_ioc_attachpid(void *arg)
@@ -314,16 +314,14 @@ static long job_ioc_attachpid(void *arg)
 	}
 	current_job = job_of_process(task);
 	job = current_job ? NULL : job_get(req->r_jid);
-	if (IS_ERR(current_job))
-		err = PTR_ERR(current_job);
-	else if (current_job)
+	if (current_job)
 		err = -EINVAL;
 	else if (!job)
 		err = -ENODATA;
 	else
 		err = job_attach_process(job, task);
 	mutex_unlock(&job_move_lock);
-	if (!IS_ERR_OR_NULL(current_job))
+	if (current_job)
 		job_put(current_job);
 	if (job)
 		job_put(job);
@@ -335,15 +333,17 @@ static long job_ioc_getinfo(void *arg)
 {
 	struct job_info *req = arg;
 	struct job *job = job_get(req->jid);
+	unsigned int tasks;
 
 	if (!job)
 		return -ENODATA;
+	tasks = job_live_tasks(job);
 	raw_spin_lock_irq(&job->lock);
 	req->start_time_ns = job->start_time_ns;
 	req->uid = from_kuid_munged(current_user_ns(), job->owner);
 	req->prime_pid = job->nr_processes ? pid_vnr(job->prime) : 0;
 	req->nr_processes = job->nr_processes;
-	req->nr_tasks = job->nr_tasks;
+	req->nr_tasks = tasks;
 	raw_spin_unlock_irq(&job->lock);
 	job_put(job);
 	return 0;

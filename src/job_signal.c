@@ -101,12 +101,12 @@ static bool job_is_owner(struct job *job)
 /* True while @tgid is a process of @job. */
 static bool job_lists_process(struct job *job, struct pid *tgid)
 {
-	struct job_process *p;
+	struct job_member *m;
 	bool listed = false;
 
 	raw_spin_lock_irq(&job->lock);
-	list_for_each_entry(p, &job->processes, link) {
-		if (p->tgid == tgid) {
+	list_for_each_entry(m, &job->processes, link) {
+		if (m->tgid == tgid) {
 			listed = true;
 			break;
 		}
@@ -243,7 +243,7 @@ long job_ioc_killjid(void *arg)
 		.euid = current_euid(),
 		.ns = ns,
 	};
-	struct job_process *p;
+	struct job_member *m;
 	struct pid **tgids;
 	struct job *job;
 
@@ -268,9 +268,9 @@ long job_ioc_killjid(void *arg)
 		return -ENOMEM;
 	}
 	/* The initial namespace sees every process. */
-	list_for_each_entry(p, &job->processes, link)
-		if (ns == &init_pid_ns || pid_nr_ns(p->tgid, ns))
-			tgids[n++] = get_pid(p->tgid);
+	list_for_each_entry(m, &job->processes, link)
+		if (ns == &init_pid_ns || pid_nr_ns(m->tgid, ns))
+			tgids[n++] = get_pid(m->tgid);
 	if (req->sig) {
 		kill.seq = ++job->kill_seq;
 		list_add_tail(&kill.link, &job->kills);

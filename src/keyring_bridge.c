@@ -48,15 +48,18 @@
 #include <linux/hashtable.h>
 #include <linux/key.h>
 #include <linux/key-type.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 #include <job_kernel.h>
 #include <pnotify.h>
 #include <uapi/job.h>
+#include "wrapper/sched.h"
 
 enum kb_mode { KB_SESSION, KB_LINK, KB_OFF };
 
@@ -285,17 +288,23 @@ static void kb_keyring_destroy(struct kb_keyring *kr)
 /* ---- who gets a job's keyring -------------------------------------------- */
 
 /*
- * A join not yet settled, as the data of the task's subscription: the
- * session keyring it joined with, and when its keyring was installed, or
- * declined for good (0: not yet; the task waits to run as the owner).
- * Children forked before that moment are treated as joining too.
+ * A process's join, as the data of its subscription: the session keyring
+ * it joined with, and when its keyring was first installed in one of its
+ * threads, or declined for good (0: not yet; the process waits to run as
+ * the owner).  Each thread installs it in its own credentials
+ * (commit_creds() is for current only): a thread that still has the
+ * session keyring it joined with has not yet, and the children it forks
+ * are treated as joining too.  The threads the join's run was queued on
+ * (by tid, their start time as value, a tid reused being another thread)
+ * are each queued once.
  */
 struct kb_join {
 	struct rcu_head rcu;	/* freed by kb_leave(), atomic */
 	spinlock_t lock;
 	key_serial_t before;
 	u64 settled_ns;
-	unsigned int gen;	/* the task's joins so far */
+	unsigned int gen;	/* the process's joins so far */
+	struct xarray queued;
 };
 
 static struct kb_join *kb_join_new(key_serial_t before)
@@ -305,8 +314,17 @@ static struct kb_join *kb_join_new(key_serial_t before)
 	if (join) {
 		spin_lock_init(&join->lock);
 		join->before = before;
+		xa_init(&join->queued);
 	}
 	return join;
+}
+
+/* Process context. */
+static void kb_join_free(struct kb_join *join)
+{
+	if (join)
+		xa_destroy(&join->queued);
+	kfree(join);
 }
 
 /*
@@ -323,12 +341,14 @@ static void kb_join_restart(struct pnotify_subscriber *sub,
 	old = sub->data;
 	if (old) {
 		spin_lock(&old->lock);
-		old->before = before;
-		/* kb_inherit() reads it unlocked. */
+		/* kb_inherit() reads them unlocked. */
+		WRITE_ONCE(old->before, before);
 		WRITE_ONCE(old->settled_ns, 0);
-		old->gen++;
+		WRITE_ONCE(old->gen, old->gen + 1);
 		spin_unlock(&old->lock);
-		kfree(join);
+		/* A new join: every thread is to run it. */
+		xa_destroy(&old->queued);
+		kb_join_free(join);
 	} else {
 		/* Its children's fork callbacks read it locklessly. */
 		smp_store_release(&sub->data, join);
@@ -433,7 +453,95 @@ static bool kb_settle(key_serial_t before)
 	return true;
 }
 
-/* pnotify_call() after a join, and every exec until the join is settled. */
+static void kb_join_run(struct task_struct *task,
+			struct pnotify_subscriber *sub);
+
+/*
+ * Whether current, a thread of a process whose join is settled, has yet
+ * to settle it itself: it still has the session keyring the process
+ * joined with, and that is not one all its threads share the job's
+ * keyring through (mode=link links it into a session keyring of the
+ * user's own).  Atomic context.
+ */
+static bool kb_thread_unsettled(const struct kb_join *join)
+{
+	const struct cred *cred = current_cred();
+	const struct key *session = cred->session_keyring;
+
+	if (kb_mode == KB_OFF ||
+	    kb_session_serial(cred) != READ_ONCE(join->before))
+		return false;
+	return kb_mode == KB_SESSION || !session ||
+	       !uid_eq(session->uid, cred->uid);
+}
+
+/*
+ * Queues @join's run on @t unless one is queued there already: marked in
+ * join->queued (by tid, its start time telling a tid reused) until the
+ * run begins.
+ */
+static void kb_join_queue(struct kb_join *join, struct task_struct *t)
+{
+	void *mark = xa_mk_value(t->start_time & LONG_MAX);
+	unsigned long tid = task_pid_nr(t);
+
+	if (xa_load(&join->queued, tid) == mark ||
+	    xa_is_err(xa_store(&join->queued, tid, mark, GFP_KERNEL_ACCOUNT)))
+		return;
+	if (pnotify_call(t, &kb_events, kb_join_run))
+		xa_cmpxchg(&join->queued, tid, mark, NULL, 0);
+}
+
+/*
+ * Queues @join's run on each user thread of current's process, but
+ * current, that still has the session keyring @before and has no run of
+ * this join (the process's @gen-th) queued.  A join made since sweeps
+ * for itself.
+ */
+static void kb_join_sweep(struct kb_join *join, key_serial_t before,
+			  unsigned int gen)
+{
+	unsigned int n = get_nr_threads(current), i, cap;
+	struct task_struct *t, **threads;
+
+	do {
+		cap = n + 4;
+		threads = kvmalloc_array(cap, sizeof(*threads), GFP_KERNEL);
+		if (!threads)
+			return;
+		n = 0;
+		rcu_read_lock();
+		for_each_thread(current, t) {
+			if (t == current || !pn_task_is_user(t) ||
+			    (t->flags & PF_EXITING) ||
+			    kb_session_serial(__task_cred(t)) != before)
+				continue;
+			if (n < cap) {
+				get_task_struct(t);
+				threads[n] = t;
+			}
+			n++;
+		}
+		rcu_read_unlock();
+		for (i = 0; i < min(n, cap); i++) {
+			if (n <= cap && READ_ONCE(join->gen) == gen)
+				kb_join_queue(join, threads[i]);
+			put_task_struct(threads[i]);
+		}
+		kvfree(threads);
+	} while (n > cap);
+}
+
+/*
+ * pnotify_call() after a join, and every exec while a thread has not
+ * settled it: installs the keyring in current, if the rule allows.  A
+ * thread that no longer holds the session keyring the process joined
+ * with (it installed the job's, or had chosen another) has the join run
+ * in every other thread that still does, each once at a time: a thread
+ * made by one whose run came after the clone is found by that run.  Only
+ * a thread whose run could not install (not running as the owner) can be
+ * queued again, by a later sweep.
+ */
 static void kb_join_run(struct task_struct *task,
 			struct pnotify_subscriber *sub)
 {
@@ -444,31 +552,31 @@ static void kb_join_run(struct task_struct *task,
 
 	if (!join)
 		return;
+	xa_erase(&join->queued, task_pid_nr(current));
 	spin_lock(&join->lock);
 	before = join->before;
 	gen = join->gen;
-	if (join->settled_ns) {
-		spin_unlock(&join->lock);
-		return;
-	}
 	spin_unlock(&join->lock);
 	if (!kb_settle(before))
 		return;
 	spin_lock(&join->lock);
-	/* Unless the task joined again meanwhile: that join is to be run. */
-	if (join->gen == gen)
+	/* Unless the process joined again meanwhile: that join is to be run. */
+	if (join->gen == gen && !join->settled_ns)
 		WRITE_ONCE(join->settled_ns, ktime_get_ns());
 	spin_unlock(&join->lock);
+	if (kb_session_serial(current_cred()) != before)
+		kb_join_sweep(join, before, gen);
 }
 
 /*
- * In the fork hook (atomic, see pnotify.h).  A child is treated as joining
- * when it was forked before its parent's join was settled: it settles its
- * own in kb_fork(), in its own context.  Any other child keeps what it
- * inherited and is not subscribed (but during the registration's walk):
- * its execs reach kb_watcher through its job.  The parent's join lives as
- * long as its subscription is linked, as it is during the hook; it is read
- * without its lock, which is taken with interrupts on.
+ * In the fork hook (atomic, see pnotify.h), in the forking thread.  A
+ * child is treated as joining when its parent's join was not settled, or
+ * not in the thread that forks it: it settles its own in kb_fork(), in its
+ * own context.  Any other child keeps what it inherited and is not
+ * subscribed (but during the registration's walk): its execs reach
+ * kb_watcher through its job.  The parent's join lives as long as its
+ * subscription is linked, as it is during the hook; it is read without
+ * its lock, which is taken with interrupts on.
  */
 static int kb_inherit(struct task_struct *child,
 		      struct pnotify_subscriber *sub,
@@ -476,30 +584,25 @@ static int kb_inherit(struct task_struct *child,
 {
 	/* Published by kb_join_restart() with smp_store_release(). */
 	struct kb_join *join = smp_load_acquire(&parent->data);
-	u64 settled_ns;
 
-	if (join) {
-		settled_ns = READ_ONCE(join->settled_ns);
-		if (!settled_ns || child->start_time <= settled_ns)
-			return PNOTIFY_CALL_FORK;
-	}
+	if (join && (!READ_ONCE(join->settled_ns) || kb_thread_unsettled(join)))
+		return PNOTIFY_CALL_FORK;
 	return READ_ONCE(kb_registering) ? 0 : PNOTIFY_SKIP;
 }
 
-/* After kb_inherit() found the parent's join unsettled at the fork. */
+/*
+ * After kb_inherit() found the parent's join unsettled at the fork: the
+ * child, with its parent thread's credentials, settles its own.
+ */
 static int kb_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 		   void *parent_data)
 {
 	struct kb_join *parent = parent_data, *join;
 	key_serial_t before;
-	u64 settled_ns;
 
 	spin_lock(&parent->lock);
 	before = parent->before;
-	settled_ns = parent->settled_ns;
 	spin_unlock(&parent->lock);
-	if (settled_ns && task->start_time > settled_ns)
-		return 0;
 	/* A child that cannot wait, for want of memory, stays without. */
 	if (kb_settle(before))
 		return 0;
@@ -514,7 +617,7 @@ static int kb_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 		join = NULL;
 	}
 	mutex_unlock(&kb_lock);
-	kfree(join);
+	kb_join_free(join);
 	return 0;
 }
 
@@ -556,19 +659,25 @@ static bool kb_exec_due(struct task_struct *task,
 	/* Published by kb_join_restart() with smp_store_release(). */
 	struct kb_join *join = smp_load_acquire(&sub->data);
 
-	return join && !READ_ONCE(join->settled_ns);
+	return join &&
+	       (!READ_ONCE(join->settled_ns) || kb_thread_unsettled(join));
 }
 
 static void kb_exit(struct task_struct *task, struct pnotify_subscriber *sub)
 {
-	kfree(sub->data);
+	kb_join_free(sub->data);
 }
 
-/* In the exit hook, atomic: kfree() may sleep there on PREEMPT_RT. */
+/*
+ * In the exit hook, atomic: kfree() may sleep there on PREEMPT_RT, and so
+ * may freeing the threads a multi-threaded process's join was queued on.
+ */
 static int kb_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 {
 	struct kb_join *join = sub->data;
 
+	if (join && !xa_empty(&join->queued))
+		return PNOTIFY_CALL_EXIT;
 	if (join)
 		kfree_rcu(join, rcu);
 	return 0;
@@ -616,13 +725,13 @@ static void kb_join(struct task_struct *task)
 	if (err == -EEXIST) {
 		sub = pnotify_get_subscriber(task, kb_events.name);
 		if (!sub) {
-			kfree(join);
+			kb_join_free(join);
 			return;
 		}
 		kb_join_restart(sub, join, before);
 		pnotify_put_subscriber(sub);
 	} else if (err) {
-		kfree(join);
+		kb_join_free(join);
 		return;
 	}
 	pnotify_call(task, &kb_events, kb_join_run);

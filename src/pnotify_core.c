@@ -67,19 +67,47 @@
 
 enum pn_task_flag {
 	PN_DEAD,		/* out of the table, takes no new subscription */
-	PN_EXIT_QUEUED,		/* the exit work is queued or running */
+	PN_EXIT_QUEUED,		/* the process's end is claimed */
 	PN_EXEC_QUEUED,
 	PN_PREP_QUEUED,
+	/* The two exit hooks a process's end waits for: see pn_core_exit(). */
+	PN_LIVE_ZERO,		/* a thread's hook read signal->live == 0 */
+	PN_LEADER_EXITED,	/* the leader's hook ran */
 };
 
 /*
- * A followed task; before it has one, a kit for some task's next child,
- * and on the kit cache, a kit for some clone.
+ * A followed process, keyed by its signal_struct; a *record*, a thread of
+ * one that forks, other than its leader (pn_core_clone()), keyed by its
+ * task; before it is either, a kit for some task's next child, and on the
+ * kit cache, a kit for some clone.
  */
 struct pn_task {
 	struct hlist_bl_node node;
-	/* Referenced; NULL once its exit has ended it (pn_task_let_go()). */
+	/*
+	 * The table's key: the process's signal_struct, or the record's
+	 * task.  NULL once let go of (pn_entry_unbind()): a struct freed and
+	 * made again for another process never finds this entry.
+	 */
+	const void *key;
+	/*
+	 * Referenced: a process's leader (the thread that exec'd last), a
+	 * record's thread; NULL once let go of.
+	 */
 	struct task_struct *task;
+	/* A process's: its records, under its lock; a record's: the link. */
+	struct list_head records;
+	unsigned int nr_records;
+	/* User threads made in the process while followed. */
+	unsigned int nr_threads_made;
+	/*
+	 * pn_attach()es under way, and the most subscriptions and data one of
+	 * them makes the process have: its threads' next forks need kits
+	 * that size already (see pn_threads_stock()).
+	 */
+	unsigned int nr_attaching;
+	unsigned int attach_nr;
+	size_t attach_room;
+	int exit_status;		/* once the process ended: wait()'s */
 	raw_spinlock_t lock;		/* taken with interrupts off */
 	unsigned long irqflags;		/* of the lock's holder */
 	struct list_head subs;
@@ -342,6 +370,7 @@ static void pn_entry_reset(struct pn_task *e)
 	raw_spin_lock_init(&e->lock);
 	INIT_LIST_HEAD(&e->subs);
 	INIT_LIST_HEAD(&e->forks);
+	INIT_LIST_HEAD(&e->records);
 	refcount_set(&e->ref, 1);
 }
 
@@ -393,22 +422,48 @@ static struct pn_task *pn_entry_alloc(unsigned int nr, size_t room, gfp_t gfp)
 
 /*
  * Any context, for a holder of the hooks (the parent's entry, a prepared
- * subscription): a followed task holds them too.  The reference goes at
- * the exit, else in an RCU callback.
+ * subscription): a followed process holds them too.  The reference goes
+ * at the end, else in an RCU callback.
  */
-static void pn_entry_bind(struct pn_task *e, struct task_struct *task)
+static void pn_entry_bind(struct pn_task *e, struct task_struct *task,
+			  const void *key)
 {
 	get_task_struct(task);
 	e->task = task;
+	e->key = key;
 	atomic_long_inc(&pn_stats.tasks);
 	pn_hooks_hold();
 }
 
-/* Any context; the task has another reference. */
+/*
+ * The leader of @task's process, referenced, or NULL once the process is
+ * reaped: found by its tgid, since task->group_leader may name a leader
+ * an exec by another thread replaced and released (de_thread()).  @task
+ * is referenced: its signal_struct stays with it.
+ */
+static struct task_struct *pn_task_leader(struct task_struct *task)
+{
+	struct task_struct *leader;
+
+	rcu_read_lock();
+	leader = pid_task(task_tgid(task), PIDTYPE_PID);
+	if (leader)
+		get_task_struct(leader);
+	rcu_read_unlock();
+	return leader;
+}
+
+/*
+ * Any context.  The last reference to the task may go here: a process's
+ * leader reaped after an exec by another thread (de_thread()).  That is
+ * legal in any context, on PREEMPT_RT too, where put_task_struct() defers
+ * the free to call_rcu() when not preemptible.
+ */
 static inline void pn_entry_unbind(struct pn_task *e)
 {
 	put_task_struct(e->task);
-	/* RCU readers of the table compare it: see pn_task_lookup(). */
+	/* RCU readers of the table compare it: see pn_lookup(). */
+	WRITE_ONCE(e->key, NULL);
 	WRITE_ONCE(e->task, NULL);
 	atomic_long_dec(&pn_stats.tasks);
 	pn_hooks_put();
@@ -501,12 +556,12 @@ static void pn_task_put(struct pn_task *e)
 }
 
 /*
- * Once its exit has ended @e, out of the table and of pn_exiting, in the
- * exit hook or work: its task is current, so this put is not the last.
- * Its task_struct would otherwise wait for @e's grace period, which may
- * be the next one's too: each one kept is one more to allocate, zeroed.
- * Past its end, lookups compare e->task, and what may run there takes the
- * task from its caller (pn_task_queue_prep(), pn_dispatch_exec()).
+ * Once its end has come, @e out of the table (and of pn_exiting): its
+ * task_struct would otherwise wait for @e's grace period, which may be the
+ * next one's too: each one kept is one more to allocate, zeroed.  Past
+ * this, lookups compare e->key, and what may run there takes the task
+ * from its caller (pn_task_queue_prep(), pn_dispatch_exec()).  Any
+ * context.
  */
 static void pn_task_let_go(struct pn_task *e)
 {
@@ -535,8 +590,8 @@ static bool pn_kit_fits(const struct pn_task *kit, unsigned int nr,
 /* How many blocks, how large, @e's next child may need; e->lock held. */
 static void pn_task_needs(struct pn_task *e, unsigned int *nr, size_t *room)
 {
-	*nr = e->nr_subs;
-	*room = e->subs_room;
+	*nr = max(e->nr_subs, e->attach_nr);
+	*room = max(e->subs_room, e->attach_room);
 }
 
 /*
@@ -706,6 +761,17 @@ static void pn_cache_keep(struct pn_task **kits,
 		call_rcu(&pn_grace, pn_grace_ended);
 }
 
+/*
+ * pn_task_let_go() in a hook, which may not free: what @e's dead_kits and
+ * dead_blocks hold goes to the caches, in the section that puts @e, and
+ * what they cannot take waits for @e's grace period.
+ */
+static void pn_entry_let_go_atomic(struct pn_task *e)
+{
+	pn_entry_unbind(e);
+	pn_cache_keep(&e->dead_kits, &e->dead_blocks, e);
+}
+
 /* Keeps @kit for a clone if it fits, or frees it. */
 static void pn_kit_put(struct pn_task *kit)
 {
@@ -799,9 +865,9 @@ static void pn_kits_free(void)
 	pn_nr_blocks = 0;
 }
 
-static struct hlist_bl_head *pn_bucket(const struct task_struct *task)
+static struct hlist_bl_head *pn_bucket(const void *key)
 {
-	return &pn_table[hash_ptr(task, PN_TABLE_BITS)];
+	return &pn_table[hash_ptr(key, PN_TABLE_BITS)];
 }
 
 /*
@@ -818,19 +884,29 @@ static struct hlist_bl_node *pn_bucket_first(struct hlist_bl_head *head)
 		 ~LIST_BL_LOCKMASK);
 }
 
-/* @task's entry, maybe dead; under RCU or with preemption disabled. */
-static struct pn_task *pn_task_lookup(struct task_struct *task)
+/*
+ * The entry of @key, maybe dead; under RCU or with preemption disabled.
+ * A process's key and a record's are a signal_struct and a task_struct:
+ * two live objects, never the same address.
+ */
+static struct pn_task *pn_lookup(const void *key)
 {
 	struct hlist_bl_node *pos;
 	struct pn_task *e;
 
-	for (pos = pn_bucket_first(pn_bucket(task)); pos;
+	for (pos = pn_bucket_first(pn_bucket(key)); pos;
 	     pos = rcu_dereference_raw(pos->next)) {
 		e = hlist_bl_entry(pos, struct pn_task, node);
-		if (READ_ONCE(e->task) == task)
+		if (READ_ONCE(e->key) == key)
 			return e;
 	}
 	return NULL;
+}
+
+/* The entry of @task's process, maybe dead; as pn_lookup(). */
+static struct pn_task *pn_task_lookup(struct task_struct *task)
+{
+	return pn_lookup(task->signal);
 }
 
 /*
@@ -874,6 +950,21 @@ static inline struct pn_task *pn_task_lock_rcu(struct task_struct *task)
 	return e;
 }
 
+/*
+ * The live entry of @task's process, locked, or NULL; as pn_task_lookup().
+ * The hooks' lookup.  An entry found dead was taken out of the table in
+ * the section of its lock that marked it so (it went idle as another
+ * attach entered a new one, say): a walk begun since cannot find it.
+ */
+static __always_inline struct pn_task *pn_task_lock_live(struct task_struct *task)
+{
+	struct pn_task *e;
+
+	while ((e = pn_task_lock_rcu(task)) && test_bit(PN_DEAD, &e->flags))
+		pn_entry_unlock(e);
+	return e;
+}
+
 /* @task's entry, locked (maybe dead), or NULL.  Any context. */
 static struct pn_task *pn_task_lock(struct task_struct *task)
 {
@@ -892,19 +983,23 @@ static struct pn_task *pn_task_lock(struct task_struct *task)
  */
 static struct pn_task *pn_task_get_or_insert(struct pn_task *new)
 {
-	struct hlist_bl_head *head = pn_bucket(new->task);
+	struct hlist_bl_head *head = pn_bucket(new->key);
 	struct pn_task *e;
 	bool live;
 
 	for (;;) {
-		e = pn_task_lock(new->task);
+		rcu_read_lock();
+		e = pn_lookup(new->key);
+		if (e)
+			pn_entry_lock(e);
+		rcu_read_unlock();
 		if (e && !test_bit(PN_DEAD, &e->flags))
 			return e;
 		if (e)
 			pn_entry_unlock(e);
 		pn_entry_lock(new);
 		hlist_bl_lock(head);
-		e = pn_task_lookup(new->task);
+		e = pn_lookup(new->key);
 		live = e && !test_bit(PN_DEAD, &e->flags);
 		if (!live)
 			hlist_bl_add_head_rcu(&new->node, head);
@@ -916,66 +1011,195 @@ static struct pn_task *pn_task_get_or_insert(struct pn_task *new)
 }
 
 /*
- * Takes @e (locked) out of the table; returns its kit, which the caller
- * frees once unlocked, before dropping the table's reference.
+ * Takes @e (locked), a process's entry or a record, out of the table;
+ * returns its kit, on the chain *@kits (linked through ->kit).
  */
-static struct pn_task *pn_task_unhash(struct pn_task *e)
+static void pn_entry_unhash(struct pn_task *e, struct pn_task **kits)
 {
-	struct hlist_bl_head *head = pn_bucket(e->task);
-	struct pn_task *kit = e->kit;
+	struct hlist_bl_head *head = pn_bucket(e->key);
 
 	set_bit(PN_DEAD, &e->flags);
 	hlist_bl_lock(head);
 	hlist_bl_del_rcu(&e->node);
 	hlist_bl_unlock(head);
-	e->kit = NULL;
-	return kit;
+	if (e->kit) {
+		e->kit->kit = *kits;
+		*kits = e->kit;
+		e->kit = NULL;
+	}
 }
 
-/* An entry that follows nothing and has no fork pending leaves the table. */
+/*
+ * Takes the record @rec of @e (locked) out of the table and off @e's
+ * list, its kit onto rec->dead_kits: the caller lets go of it once
+ * unlocked (pn_entry_let_go_atomic()).
+ */
+static void pn_record_unhash(struct pn_task *e, struct pn_task *rec)
+{
+	pn_entry_unhash(rec, &rec->dead_kits);
+	list_del_init(&rec->records);
+	e->nr_records--;
+}
+
+/*
+ * Takes @e (locked) and its records out of the table; returns their kits,
+ * linked through ->kit, which the caller frees once unlocked, before
+ * dropping the table's reference, and leaves the records on e->records
+ * for it to let go of (pn_records_let_go()): no one else touches the list
+ * of an entry out of the table.
+ */
+static struct pn_task *pn_task_unhash(struct pn_task *e)
+{
+	struct pn_task *rec, *kits = NULL;
+
+	pn_entry_unhash(e, &kits);
+	list_for_each_entry(rec, &e->records, records)
+		pn_entry_unhash(rec, &kits);
+	e->nr_records = 0;
+	return kits;
+}
+
+/*
+ * An entry that follows nothing, has no fork pending and no attach under
+ * way leaves the table.
+ */
 static bool pn_task_unhash_if_idle(struct pn_task *e, struct pn_task **kit)
 {
-	if (e->nr_subs || !list_empty(&e->forks) ||
+	if (e->nr_subs || !list_empty(&e->forks) || e->nr_attaching ||
 	    test_bit(PN_DEAD, &e->flags))
 		return false;
 	*kit = pn_task_unhash(e);
 	return true;
 }
 
-/* Drops the table's reference of an entry taken out by the caller. */
+/* Lets go of the records on @gone.  Any context. */
+static void pn_records_let_go(struct list_head *gone)
+{
+	struct pn_task *rec, *next;
+
+	list_for_each_entry_safe(rec, next, gone, records) {
+		list_del_init(&rec->records);
+		pn_task_let_go(rec);
+	}
+}
+
+/*
+ * Drops the table's reference of an entry taken out by the caller, and
+ * lets go of its records.
+ */
 static void pn_task_retire(struct pn_task *e, struct pn_task *kit)
 {
+	pn_records_let_go(&e->records);
 	pn_kit_put(kit);
 	pn_task_put(e);
 }
 
 /*
- * Gives @e a kit for its next child that fits, from the cache or made,
- * in place of one that does not.  Sleeps.  False without memory.
+ * Where @task, a thread of @e's process (locked, live), keeps its next
+ * child's kit: @e for the leader it is bound to, else the thread's record,
+ * or NULL when it has none.  A record is its process's: it changes only
+ * under the process's entry lock.  With preemption disabled.
  */
-static bool pn_task_refill(struct pn_task *e)
+static struct pn_task *pn_kit_holder(struct pn_task *e,
+				     struct task_struct *task)
 {
-	struct pn_task *kit = NULL;
+	struct pn_task *rec;
+
+	if (task == e->task)
+		return e;
+	if (!e->nr_records)
+		return NULL;
+	rec = pn_lookup(task);
+	return rec && !test_bit(PN_DEAD, &rec->flags) ? rec : NULL;
+}
+
+/* A record for @task, bound to it, in no table yet.  Sleeps. */
+static struct pn_task *pn_record_new(struct task_struct *task, gfp_t gfp)
+{
+	struct pn_task *rec = pn_entry_alloc(0, 0, gfp);
+
+	if (rec)
+		pn_entry_bind(rec, task, task);
+	return rec;
+}
+
+/* Enters the record @rec, of no other, for @e (locked, live). */
+static void pn_record_add(struct pn_task *e, struct pn_task *rec)
+{
+	struct hlist_bl_head *head = pn_bucket(rec->key);
+
+	hlist_bl_lock(head);
+	hlist_bl_add_head_rcu(&rec->node, head);
+	hlist_bl_unlock(head);
+	list_add_tail(&rec->records, &e->records);
+	e->nr_records++;
+}
+
+/*
+ * Gives @holder, or @task's new record @rec if @holder is NULL, the kit
+ * @kit in place of one that does not fit (@nr, @room); @e locked and live.
+ * Returns the holder; what the caller must put stays in @kit and @rec.
+ */
+static struct pn_task *pn_holder_stock(struct pn_task *e,
+				       struct pn_task *holder,
+				       struct pn_task **rec,
+				       struct pn_task **kit, unsigned int nr,
+				       size_t room)
+{
+	if (!holder && *rec) {
+		holder = *rec;
+		*rec = NULL;
+		pn_record_add(e, holder);
+	}
+	if (holder && !pn_kit_fits(holder->kit, nr, room) &&
+	    pn_kit_fits(*kit, nr, room))
+		swap(holder->kit, *kit);
+	return holder;
+}
+
+/*
+ * Gives @task, a thread of @e's process, a kit for its next child that
+ * fits (and @min_nr blocks of @min_room at least), from the cache or made,
+ * in place of one that does not: in @e for its leader, else in its
+ * record, made if it has none.  Sleeps.  False without memory.
+ */
+static bool pn_task_refill(struct pn_task *e, struct task_struct *task,
+			   unsigned int min_nr, size_t min_room)
+{
+	struct pn_task *kit = NULL, *rec = NULL, *holder;
+	bool stocked, dead;
 	unsigned int nr;
 	size_t room;
-	bool stocked;
 
 	for (;;) {
 		pn_entry_lock(e);
 		pn_task_needs(e, &nr, &room);
-		if (!test_bit(PN_DEAD, &e->flags) &&
-		    !pn_kit_fits(e->kit, nr, room) && pn_kit_fits(kit, nr, room))
-			swap(e->kit, kit);
-		stocked = test_bit(PN_DEAD, &e->flags) ||
-			  pn_kit_fits(e->kit, nr, room);
+		nr = max(nr, min_nr);
+		room = max(room, min_room);
+		dead = test_bit(PN_DEAD, &e->flags) ||
+		       (READ_ONCE(task->flags) & PF_EXITING);
+		holder = dead ? NULL : pn_kit_holder(e, task);
+		holder = dead ? NULL : pn_holder_stock(e, holder, &rec, &kit,
+						       nr, room);
+		stocked = dead || (holder && pn_kit_fits(holder->kit, nr, room));
 		pn_entry_unlock(e);
 		pn_kit_put(kit);
+		kit = NULL;
 		if (stocked)
-			return true;
-		kit = pn_kit_get(nr, room, GFP_KERNEL);
-		if (!kit)
-			return false;
+			break;
+		if (!holder && !rec) {
+			rec = pn_record_new(task, GFP_KERNEL);
+			if (!rec)
+				break;
+		} else {
+			kit = pn_kit_get(nr, room, GFP_KERNEL);
+			if (!kit)
+				break;
+		}
 	}
+	if (rec)
+		pn_task_let_go(rec);
+	return stocked;
 }
 
 /* ---- task works --------------------------------------------------------- */
@@ -1041,23 +1265,74 @@ static bool pn_task_wants_exec(struct pn_task *e)
 }
 
 /*
- * Claims the exec work of @task's live entry and references it for the
- * caller to queue; NULL when the task is not followed, no subscription of
- * it needs its exec callback, or the work is queued already.  Atomic
- * context.
+ * Binds @e (locked, live) to @task, which exec'd and which de_thread()
+ * made its process's leader in place of the thread @e was bound to.  The
+ * record of @task becomes the process's: its kit, if @e's does not fit,
+ * and the old leader's exit no longer counts (pn_task_ends_process()).
+ * Returns the old leader, whose reference the caller drops once unlocked.
+ */
+static struct task_struct *pn_task_rebind(struct pn_task *e,
+					  struct task_struct *task)
+{
+	struct task_struct *old = e->task;
+	struct pn_task *rec = pn_kit_holder(e, task);
+	unsigned int nr;
+	size_t room;
+
+	if (rec) {
+		pn_record_unhash(e, rec);
+		pn_task_needs(e, &nr, &room);
+		if (!pn_kit_fits(e->kit, nr, room))
+			swap(e->kit, rec->dead_kits);
+	}
+	get_task_struct(task);
+	e->task = task;
+	clear_bit(PN_LEADER_EXITED, &e->flags);
+	if (rec)
+		pn_entry_let_go_atomic(rec);
+	return old;
+}
+
+/*
+ * Binds @e (locked, just entered) to its process's leader when the task
+ * it was bound to no longer is (an exec by another thread replaced it).
+ * Returns the task let go of, for the caller to put once unlocked.
+ */
+static struct task_struct *pn_task_rebind_leader(struct pn_task *e)
+{
+	struct task_struct *leader, *old = NULL;
+
+	rcu_read_lock();
+	leader = pid_task(task_tgid(e->task), PIDTYPE_PID);
+	if (leader && leader != e->task)
+		old = pn_task_rebind(e, leader);
+	rcu_read_unlock();
+	return old;
+}
+
+/*
+ * Claims the exec work of @task's process's live entry and references it
+ * for the caller to queue; NULL when the process is not followed, no
+ * subscription of it needs its exec callback, or the work is queued
+ * already.  Atomic context.
  */
 static struct pn_task *pn_task_claim_exec(struct task_struct *task)
 {
-	struct pn_task *e = pn_task_lock_rcu(task);
+	struct pn_task *e = pn_task_lock_live(task);
+	struct task_struct *old = NULL;
 	bool claimed;
 
 	if (likely(!e))
 		return NULL;
-	claimed = !test_bit(PN_DEAD, &e->flags) && pn_task_wants_exec(e) &&
+	if (e->task != task)
+		old = pn_task_rebind(e, task);
+	claimed = pn_task_wants_exec(e) &&
 		  !test_and_set_bit(PN_EXEC_QUEUED, &e->flags);
 	if (claimed)
 		refcount_inc(&e->ref);
 	pn_entry_unlock(e);
+	if (old)
+		put_task_struct(old);
 	return claimed ? e : NULL;
 }
 
@@ -1102,6 +1377,8 @@ static void pn_sub_init(struct pnotify_subscriber *sub,
 	sub->task = task;
 	INIT_LIST_HEAD(&sub->task_link);
 	sub->linked = false;
+	sub->threads_made = 0;
+	sub->exit_status = 0;
 	sub->called = false;
 	sub->holds_hooks = false;
 	INIT_LIST_HEAD(&sub->fork_link);
@@ -1266,9 +1543,13 @@ static struct pnotify_subscriber *pn_task_find_live(struct pn_task *e,
 	return pn_task_find_sub(e, events, name);
 }
 
-/* Links @sub to @e (locked). */
+/*
+ * Links @sub to @e (locked).  Threads made while it is linked are counted
+ * from here, after those counted before it was linked again (leave()).
+ */
 static void pn_sub_add(struct pn_task *e, struct pnotify_subscriber *sub)
 {
+	sub->threads_base = e->nr_threads_made - sub->threads_made;
 	sub->entry = e;
 	sub->linked = true;
 	list_add_tail(&sub->task_link, &e->subs);
@@ -1276,12 +1557,37 @@ static void pn_sub_add(struct pn_task *e, struct pnotify_subscriber *sub)
 	e->subs_room = max(e->subs_room, sub->events->data_size);
 }
 
+/* Whether every thread of @e's process has begun to exit. */
+static bool pn_process_exiting(const struct pn_task *e)
+{
+	return !atomic_read(&e->task->signal->live);
+}
+
+/*
+ * What pn_sub_unlink() and pn_task_unlink_all() do to each: the threads
+ * made while @sub was linked, and the process's exit status once its end
+ * is claimed, or before that, with every thread exiting, its group exit's
+ * code if it has one.
+ */
+static void pn_sub_unlinked(struct pn_task *e, struct pnotify_subscriber *sub)
+{
+	const struct signal_struct *sig = e->task->signal;
+
+	sub->linked = false;
+	sub->threads_made = e->nr_threads_made - sub->threads_base;
+	if (test_bit(PN_EXIT_QUEUED, &e->flags))
+		sub->exit_status = e->exit_status;
+	else if (pn_process_exiting(e) &&
+		 (READ_ONCE(sig->flags) & SIGNAL_GROUP_EXIT))
+		sub->exit_status = READ_ONCE(sig->group_exit_code);
+}
+
 /* Unlinks @sub from @e (locked); the caller then drops the link's ref. */
 static void pn_sub_unlink(struct pn_task *e, struct pnotify_subscriber *sub)
 {
 	struct pnotify_subscriber *other;
 
-	sub->linked = false;
+	pn_sub_unlinked(e, sub);
 	list_del_init(&sub->task_link);
 	e->nr_subs--;
 	e->subs_room = 0;
@@ -1290,13 +1596,13 @@ static void pn_sub_unlink(struct pn_task *e, struct pnotify_subscriber *sub)
 }
 
 /*
- * Links @sub to its task's entry @e (locked), from process context, in
- * place of the task's subscription to the same subscriber when @replaced
- * is given and @same (if any) says they differ: that one is unlinked and
- * returned there, for the caller to drop its link's reference once
- * unlocked.  The store-buffer pairing with
- * pn_core_exit(): either the exit hook finds this entry, or we see
- * PF_EXITING here and refuse a task whose exit work will not come.
+ * Links @sub to its process's entry @e (locked), from process context, in
+ * place of the process's subscription to the same subscriber when
+ * @replaced is given and @same (if any) says they differ: that one is
+ * unlinked and returned there, for the caller to drop its link's
+ * reference once unlocked.  The store-buffer pairing with pn_core_exit():
+ * either the hook of the thread that took signal->live to 0 finds this
+ * entry, or we see 0 here and refuse a process whose end will not come.
  */
 static int pn_sub_link(struct pn_task *e, struct pnotify_subscriber *sub,
 		       struct pnotify_subscriber **replaced, pnotify_same_fn same)
@@ -1304,11 +1610,10 @@ static int pn_sub_link(struct pn_task *e, struct pnotify_subscriber *sub,
 	struct pnotify_events *events = sub->events;
 	struct pnotify_subscriber *old;
 
-	/* Orders our table insert before the PF_EXITING read. */
+	/* Orders our table insert before the signal->live read. */
 	smp_mb();
 	if (test_bit(PN_DEAD, &e->flags) ||
-	    ((READ_ONCE(e->task->flags) & PF_EXITING) &&
-	     !test_bit(PN_EXIT_QUEUED, &e->flags)))
+	    (pn_process_exiting(e) && !test_bit(PN_EXIT_QUEUED, &e->flags)))
 		return -ESRCH;
 	old = pn_task_find_sub(e, events, NULL);
 	if (old && (!replaced || (same && same(old, sub))))
@@ -1359,6 +1664,38 @@ static bool pn_sub_end(struct pn_task *e, struct pnotify_subscriber *sub)
 	return linked;
 }
 
+static int pn_snapshot_tasks(struct task_struct *of, struct task_struct ***out);
+
+/*
+ * Gives every user thread of @task's process, @e's (referenced, kept in
+ * the table by e->nr_attaching), but the leader it is bound to, a kit for
+ * @nr subscriptions of @room bytes, before they are linked: a fork under
+ * way in one when the process gets a subscription passed the clone hook
+ * unfollowed, or followed by fewer, and finds the kit in the fork hook.
+ * A thread that forks after e->nr_attaching was raised, one made since
+ * the snapshot among them, finds the attach counted in what its clone
+ * hook wants (pn_task_needs()) and restarts for a kit if it has none.
+ * Without memory, a fork under way fails (pn_fork_doom()); later ones
+ * restart for a kit.
+ */
+static void pn_threads_stock(struct pn_task *e, struct task_struct *task,
+			     unsigned int nr, size_t room)
+{
+	struct task_struct **threads;
+	int n, i;
+
+	if (get_nr_threads(task) < 2)
+		return;
+	n = pn_snapshot_tasks(task, &threads);
+	for (i = 0; i < n; i++) {
+		if (threads[i] != READ_ONCE(e->task))
+			pn_task_refill(e, threads[i], nr, room);
+		put_task_struct(threads[i]);
+	}
+	if (n > 0)
+		kvfree(threads);
+}
+
 /*
  * Establishes the prepared @sub on @task, making an entry for it if needed,
  * with a kit that fits the new subscription before it is visible: a fork
@@ -1369,6 +1706,7 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub,
 		     bool replace, pnotify_same_fn same)
 {
 	struct pn_task *new = sub->spare_entry, *kit = sub->spare_kit;
+	struct task_struct *leader = pn_task_leader(task), *was_leader = NULL;
 	struct pnotify_subscriber *replaced = NULL;
 	size_t room = sub->events->data_size;
 	struct pn_task *e, *old = NULL;
@@ -1379,19 +1717,53 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub,
 
 	sub->spare_entry = NULL;
 	sub->spare_kit = NULL;
-	pn_entry_bind(new, task);
+	if (!leader) {
+		pn_entry_free(new);
+		pn_kit_put(kit);
+		return -ESRCH;
+	}
+	pn_entry_bind(new, leader, task->signal);
+	put_task_struct(leader);
 	e = pn_task_get_or_insert(new);
+	/*
+	 * The store-buffer pairings with the exec and exit hooks: either
+	 * their lookup finds this entry, or we see what came before it.  An
+	 * exec by another thread may have replaced the leader found (its
+	 * de_thread() clears the old one's exit_signal) before its hook,
+	 * which found no entry: bind the new one.  A leader that exited
+	 * before its process was followed found no entry in its hook: the
+	 * process's end waits for no other.  (One in do_exit() between
+	 * PF_EXITING and its exit_code may not have written it yet.)
+	 */
+	smp_mb();
+	if (e == new && !thread_group_leader(e->task))
+		was_leader = pn_task_rebind_leader(e);
+	if (e == new && (READ_ONCE(e->task->flags) & PF_EXITING))
+		set_bit(PN_LEADER_EXITED, &e->flags);
 	pn_task_needs(e, &nr, &need);
-	/* A replace leaves the task as many subscriptions as before. */
+	/* A replace leaves the process as many subscriptions as before. */
 	if (replace && pn_task_find_sub(e, sub->events, NULL))
 		nr--;
 	need = max(need, room);
 	if (!pn_kit_fits(e->kit, nr + 1, need) && pn_kit_fits(kit, nr + 1, need))
 		swap(e->kit, kit);
+	e->nr_attaching++;
+	e->attach_nr = max(e->attach_nr, nr + 1);
+	e->attach_room = max(e->attach_room, need);
+	refcount_inc(&e->ref);
+	pn_entry_unlock(e);
+	if (was_leader)
+		put_task_struct(was_leader);
+	pn_threads_stock(e, task, nr + 1, need);
+	pn_entry_lock(e);
+	if (!--e->nr_attaching) {
+		e->attach_nr = 0;
+		e->attach_room = 0;
+	}
 	/*
 	 * A kit that does not fit (sized for the subscribers registered when
-	 * @sub was prepared, and more follow the task now) is made fit by the
-	 * task's next clone hook.
+	 * @sub was prepared, and more follow the process now) is made fit by
+	 * its thread's next clone hook.
 	 */
 	err = pn_sub_link(e, sub, replace ? &replaced : NULL, same);
 	if (err)
@@ -1399,6 +1771,7 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub,
 	pn_entry_unlock(e);
 	if (unhashed)
 		pn_task_retire(e, old);
+	pn_task_put(e);
 	if (e != new)
 		pn_task_put(new);
 	pn_kit_put(kit);
@@ -1491,13 +1864,13 @@ static int pn_fork_inherit(struct pn_task *ce, struct pn_task *kit,
  */
 static struct pn_task *pn_fork_entry(struct pn_task *kit)
 {
-	struct hlist_bl_head *head = pn_bucket(kit->task);
+	struct hlist_bl_head *head = pn_bucket(kit->key);
 	struct pn_task *e;
 
 	for (;;) {
 		pn_entry_lock_nested(kit);
 		hlist_bl_lock(head);
-		e = pn_task_lookup(kit->task);
+		e = pn_lookup(kit->key);
 		if (e && test_bit(PN_DEAD, &e->flags))
 			e = NULL;
 		if (!e)
@@ -1515,29 +1888,36 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 }
 
 /*
- * The clone hook: @task, current, is about to copy itself.  A followed task
- * without a kit that fits takes one from the cache; true when the cache has
- * none (or its kit does not fit, which the hook may not free), and the
- * call must go to pn_core_clone_restart(), counted in flight as a work is.
- * Atomic, see pn_hook_clone().
+ * The clone hook: @task, current, is about to copy itself, a new thread if
+ * @thread.  A thread of a followed process about to make a process takes
+ * a kit from the cache if it has none that fits; true when it cannot (the
+ * cache is empty, the thread has no record yet, or its kit does not fit,
+ * which the hook may not free), and the call must go to
+ * pn_core_clone_restart(), counted in flight as a work is.  A new thread
+ * needs nothing: it is followed with its process.  Atomic, see
+ * pn_hook_clone().
  */
-bool pn_core_clone(struct task_struct *task)
+bool pn_core_clone(struct task_struct *task, bool thread)
 {
-	struct pn_task *e = pn_task_lock_rcu(task);
+	struct pn_task *e, *holder;
 	bool restart = false;
 	unsigned int nr;
 	size_t room;
 
+	if (thread)
+		return false;
+	e = pn_task_lock_live(task);
 	if (likely(!e))
 		return false;
 	pn_task_needs(e, &nr, &room);
-	if (nr && !test_bit(PN_DEAD, &e->flags)) {
-		if (!e->kit) {
+	if (nr) {
+		holder = pn_kit_holder(e, task);
+		if (holder && !holder->kit) {
 			raw_spin_lock(&pn_kits_lock);
-			e->kit = pn_kits_pop(nr, room);
+			holder->kit = pn_kits_pop(nr, room);
 			raw_spin_unlock(&pn_kits_lock);
 		}
-		restart = !pn_kit_fits(e->kit, nr, room) ||
+		restart = !holder || !pn_kit_fits(holder->kit, nr, room) ||
 			  pn_test_clone_restart();
 	}
 	pn_entry_unlock(e);
@@ -1571,7 +1951,7 @@ pid_t pn_core_clone_restart(void)
 	}
 	pn_test_sleep(clone);
 	if (e) {
-		stocked = pn_task_refill(e);
+		stocked = pn_task_refill(e, current, 0, 0);
 		pn_task_put(e);
 	}
 	if (!stocked)
@@ -1600,27 +1980,35 @@ EXPORT_SYMBOL_GPL(pnotify_inherit_signal);
 
 /*
  * The fork hook: the child is complete and about to be made findable by
- * pid; @parent is the forking task, current.  Atomic, see pn_hook_fork().
+ * pid; @parent is the forking task, current.  A new thread of a followed
+ * process is counted, and followed with its process; a new process gets
+ * its entry from the kit of the thread that forks it.  Atomic, see
+ * pn_hook_fork().
  */
 void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 {
+	struct pn_task *pe, *ce, *kit, *holder;
 	struct pnotify_subscriber *psub;
 	bool failed = false, prep_child;
-	struct pn_task *pe, *ce, *kit;
 
-	pe = pn_task_lock_rcu(parent);
+	pe = pn_task_lock_live(parent);
 	if (likely(!pe))
 		return;
-	if (test_bit(PN_DEAD, &pe->flags) || !pe->nr_subs ||
-	    !pn_task_is_user(child)) {
+	if (!pe->nr_subs || !pn_task_is_user(child)) {
+		pn_entry_unlock(pe);
+		return;
+	}
+	if (child->signal == parent->signal) {
+		pe->nr_threads_made++;
 		pn_entry_unlock(pe);
 		return;
 	}
 	atomic_long_inc(&pn_stats.forks_followed);
-	kit = pe->kit;
+	holder = pn_kit_holder(pe, parent);
+	kit = holder ? holder->kit : NULL;
 	if (!pn_kit_fits(kit, pe->nr_subs, 0)) {
 		/*
-		 * The clone hook saw the parent before it was followed, or
+		 * The clone hook saw the process before it was followed, or
 		 * followed by fewer: a subscription added since found no
 		 * kit that fits for it.
 		 */
@@ -1628,10 +2016,10 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 		pn_fork_doom(child);
 		return;
 	}
-	pn_entry_bind(kit, child);
+	pn_entry_bind(kit, child, child->signal);
 	ce = pn_fork_entry(kit);
 	if (ce == kit)
-		pe->kit = NULL;
+		holder->kit = NULL;
 	else
 		/* The kit stays the parent's, short of the blocks used. */
 		pn_entry_unbind(kit);
@@ -1833,7 +2221,14 @@ static void pn_exec_work(struct callback_head *work)
 
 void pn_core_exec(struct task_struct *task)
 {
-	struct pn_task *e = pn_task_claim_exec(task);
+	struct pn_task *e;
+
+	/*
+	 * Pairs with pn_attach(): de_thread() has made @task the leader; now
+	 * look.
+	 */
+	smp_mb();
+	e = pn_task_claim_exec(task);
 
 	if (!e)
 		return;
@@ -1883,7 +2278,7 @@ static void pn_task_unlink_all(struct pn_task *e, struct list_head *ended)
 	struct pnotify_subscriber *sub;
 
 	list_for_each_entry(sub, &e->subs, task_link)
-		sub->linked = false;
+		pn_sub_unlinked(e, sub);
 	e->nr_subs = 0;
 	e->subs_room = 0;
 	list_splice_init(&e->subs, ended);
@@ -2034,7 +2429,8 @@ pn_entry_keep_blocks(struct pn_task *e, struct pnotify_subscriber *b)
 
 /*
  * Ends every subscription of @e (locked, pn_task_can_leave()) and takes it
- * out of the table, in the exit hook: leave() ends each subscription that
+ * out of the table, in the exit hook of @task, the process's thread that
+ * ends it: leave() ends each subscription that
  * nothing else holds, the last holder of any other calls its exit().  One
  * whose leave() asks for exit() is linked again, to the entry now out of
  * the table, for the exit work (or an unregister first) to end as usual.
@@ -2043,7 +2439,7 @@ pn_entry_keep_blocks(struct pn_task *e, struct pnotify_subscriber *b)
  * Returns whether the exit work is due, and then hands it the table's
  * reference.
  */
-static bool pn_task_leave(struct pn_task *e)
+static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 {
 	struct pnotify_subscriber *sub, *next, *released = NULL;
 	struct pn_task *kit;
@@ -2053,12 +2449,13 @@ static bool pn_task_leave(struct pn_task *e)
 	pn_task_unlink_all(e, &ended);
 	kit = pn_task_unhash(e);
 	pn_entry_unlock(e);
+	pn_records_let_go(&e->records);
 	list_for_each_entry_safe(sub, next, &ended, task_link) {
 		pn_sub_take_ended(sub);
 		pn_test_spin(leave);
 		if (!refcount_dec_and_test(&sub->ref))
 			continue;
-		if (!sub->events->leave(e->task, sub)) {
+		if (!sub->events->leave(task, sub)) {
 			pn_sub_release(sub, &released);
 			continue;
 		}
@@ -2077,28 +2474,79 @@ static bool pn_task_leave(struct pn_task *e)
 		return true;
 	}
 	atomic_long_inc(&pn_stats.exits_in_hook);
-	/* pn_task_let_go(), its put in the caches' section. */
-	pn_entry_unbind(e);
-	pn_cache_keep(&e->dead_kits, &e->dead_blocks, e);
+	pn_entry_let_go_atomic(e);
 	return false;
+}
+
+/*
+ * What wait() will report of the process @task ends, in its exit hook: the
+ * code of its group exit, else its leader's, whose hook has run (see
+ * pn_task_ends_process()).  The leader is @task, or a zombie its process
+ * keeps from being reaped while @task is in it (delay_group_leader()),
+ * and no exec can change it with every thread exiting.
+ */
+static int pn_process_status(struct task_struct *task)
+{
+	struct signal_struct *sig = task->signal;
+
+	if (READ_ONCE(sig->flags) & SIGNAL_GROUP_EXIT)
+		return READ_ONCE(sig->group_exit_code);
+	return READ_ONCE(task->group_leader->exit_code);
+}
+
+/*
+ * Whether @task's exit hook ends its process, @e's (locked, live).  The
+ * process ends when its last thread has decremented signal->live, and
+ * once the leader's own hook has run: do_exit() writes a thread's
+ * exit_code after its decrement, before its hook, and wait() reports the
+ * leader's (or group_exit_code, set before any decrement).  The second
+ * of those two hooks ends it (one thread may be both); the leader is not
+ * reaped before the others (delay_group_leader()).  An exec by another
+ * thread makes that thread the leader, and its hook clears the old one's
+ * bit (pn_core_exec()).  The record of a thread that forked goes with it.
+ */
+static bool pn_task_ends_process(struct pn_task *e, struct task_struct *task)
+{
+	struct pn_task *rec = NULL;
+	bool ends;
+
+	if (e->nr_records && task != e->task) {
+		rec = pn_kit_holder(e, task);
+		if (rec)
+			pn_record_unhash(e, rec);
+	}
+	if (!atomic_read(&task->signal->live))
+		set_bit(PN_LIVE_ZERO, &e->flags);
+	if (thread_group_leader(task))
+		set_bit(PN_LEADER_EXITED, &e->flags);
+	ends = test_bit(PN_LIVE_ZERO, &e->flags) &&
+	       test_bit(PN_LEADER_EXITED, &e->flags) &&
+	       !test_and_set_bit(PN_EXIT_QUEUED, &e->flags);
+	if (ends)
+		e->exit_status = pn_process_status(task);
+	if (rec)
+		pn_entry_let_go_atomic(rec);
+	return ends;
 }
 
 void pn_core_exit(struct task_struct *task)
 {
 	struct pn_task *e;
 
-	/* Pairs with pn_sub_link(): PF_EXITING is set, now look. */
+	/*
+	 * Pairs with pn_sub_link(): the decrement of signal->live, a full
+	 * barrier, is made; now look.
+	 */
 	smp_mb();
-	e = pn_task_lock_rcu(task);
+	e = pn_task_lock_live(task);
 	if (likely(!e))
 		return;
-	if (test_bit(PN_DEAD, &e->flags) ||
-	    test_and_set_bit(PN_EXIT_QUEUED, &e->flags)) {
+	if (!pn_task_ends_process(e, task)) {
 		pn_entry_unlock(e);
 		return;
 	}
 	if (pn_task_can_leave(e)) {
-		if (!pn_task_leave(e))
+		if (!pn_task_leave(e, task))
 			return;
 	} else {
 		refcount_inc(&e->ref);
@@ -2221,12 +2669,49 @@ static void pn_call_work(struct callback_head *work)
 	pn_work_done();
 }
 
-/* Queues @fn in @sub's task; consumes the caller's reference on @sub. */
-static int pn_call_queue(struct pnotify_subscriber *sub, pnotify_call_fn fn)
+/*
+ * The thread of @task's process a call runs in, referenced: @task, or if
+ * it has begun to exit (a leader that called pthread_exit()), a user
+ * thread that has not; NULL if none is left.
+ */
+static struct task_struct *pn_live_thread(struct task_struct *task)
+{
+	struct task_struct *t, *found = NULL;
+
+	rcu_read_lock();
+	if (!(READ_ONCE(task->flags) & PF_EXITING)) {
+		found = task;
+	} else {
+		for_each_thread(task, t) {
+			if (pn_task_is_user(t) &&
+			    !(READ_ONCE(t->flags) & PF_EXITING)) {
+				found = t;
+				break;
+			}
+		}
+	}
+	if (found)
+		get_task_struct(found);
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * Queues @fn in @task, or another thread of its process if it exits;
+ * consumes the caller's reference on @sub.
+ */
+static int pn_call_queue(struct pnotify_subscriber *sub, pnotify_call_fn fn,
+			 struct task_struct *task)
 {
 	struct pn_call *call = kmalloc(sizeof(*call), GFP_KERNEL);
 	int err = -ENOMEM;
 
+	task = pn_live_thread(task);
+	if (!task) {
+		kfree(call);
+		pn_sub_put(sub);
+		return -ESRCH;
+	}
 	if (call) {
 		call->sub = sub;
 		call->fn = fn;
@@ -2234,7 +2719,7 @@ static int pn_call_queue(struct pnotify_subscriber *sub, pnotify_call_fn fn)
 		list_add_tail(&call->link, &sub->calls);
 		sub->called = true;
 		raw_spin_unlock(&pn_calls_lock);
-		err = pn_queue_work(sub->task, &call->work, pn_call_work,
+		err = pn_queue_work(task, &call->work, pn_call_work,
 				    PN_TWA_SIGNAL);
 		if (err) {
 			raw_spin_lock(&pn_calls_lock);
@@ -2243,6 +2728,7 @@ static int pn_call_queue(struct pnotify_subscriber *sub, pnotify_call_fn fn)
 			kfree(call);
 		}
 	}
+	put_task_struct(task);
 	pn_sub_put(sub);
 	return err;
 }
@@ -2255,9 +2741,9 @@ int pnotify_call(struct task_struct *task, struct pnotify_events *events,
 	might_sleep();
 	sub = pnotify_get_subscriber(task, events->name);
 	if (sub)
-		return pn_call_queue(sub, fn);
-	/* Past its exit hook, a task's subscriptions are gone: say why. */
-	return READ_ONCE(task->flags) & PF_EXITING ? -ESRCH : -ENOENT;
+		return pn_call_queue(sub, fn, task);
+	/* Past its end, a process's subscriptions are gone: say why. */
+	return atomic_read(&task->signal->live) ? -ENOENT : -ESRCH;
 }
 EXPORT_SYMBOL_GPL(pnotify_call);
 
@@ -2307,7 +2793,7 @@ int pnotify_call_all(struct pnotify_events *events, pnotify_call_fn fn)
 		return -ENOMEM;
 	n = pn_table_subs(events, subs, cap);
 	for (i = 0; i < n; i++)
-		if (pn_call_queue(subs[i], fn) == -ENOMEM)
+		if (pn_call_queue(subs[i], fn, subs[i]->task) == -ENOMEM)
 			err = -ENOMEM;
 	kvfree(subs);
 	return err;
@@ -2316,24 +2802,44 @@ EXPORT_SYMBOL_GPL(pnotify_call_all);
 
 /* ---- registration ------------------------------------------------------- */
 
-/* References every user task alive now; returns the count, or < 0. */
-static int pn_snapshot_tasks(struct task_struct ***out)
+/*
+ * Counts @t into @tasks, referenced while there is room (@cap) for it, if
+ * it is a user task that has not begun to exit; @process: if its process
+ * has not.  Returns the count.
+ */
+static int pn_snapshot_add(struct task_struct *t, struct task_struct **tasks,
+			   int n, int cap, bool process)
 {
-	struct task_struct *g, *t, **tasks = NULL;
+	if (!pn_task_is_user(t) ||
+	    (process ? !atomic_read(&t->signal->live) :
+		       (t->flags & PF_EXITING)))
+		return n;
+	if (n < cap) {
+		get_task_struct(t);
+		tasks[n] = t;
+	}
+	return n + 1;
+}
+
+/*
+ * References the user threads alive now of @of's process, or without @of,
+ * a thread of every user process alive now (its leader, which may have
+ * exited before the others); returns the count, or < 0.
+ */
+static int pn_snapshot_tasks(struct task_struct *of, struct task_struct ***out)
+{
+	struct task_struct *t, **tasks = NULL;
 	int n, cap = 0;
 
 	for (;;) {
 		n = 0;
 		rcu_read_lock();
-		for_each_process_thread(g, t) {
-			if (!pn_task_is_user(t) || (t->flags & PF_EXITING))
-				continue;
-			if (n < cap) {
-				get_task_struct(t);
-				tasks[n] = t;
-			}
-			n++;
-		}
+		if (of)
+			for_each_thread(of, t)
+				n = pn_snapshot_add(t, tasks, n, cap, false);
+		else
+			for_each_process(t)
+				n = pn_snapshot_add(t, tasks, n, cap, true);
 		rcu_read_unlock();
 		if (n <= cap)
 			break;
@@ -2381,7 +2887,7 @@ static int pn_run_init_pass(struct pnotify_events *events)
 	struct task_struct **tasks;
 	int n, i, taken = 0, arm_err = 0;
 
-	n = pn_snapshot_tasks(&tasks);
+	n = pn_snapshot_tasks(NULL, &tasks);
 	if (n < 0) {
 		pr_warn("%s: no memory to offer running tasks to init\n",
 			events->name);

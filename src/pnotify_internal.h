@@ -22,7 +22,7 @@ void pn_write_lock(void);
 void pn_write_unlock(void);
 
 /* Core entry points for the hooks; they run in the probe's atomic context. */
-bool pn_core_clone(struct task_struct *task);
+bool pn_core_clone(struct task_struct *task, bool thread);
 void pn_core_fork(struct task_struct *parent, struct task_struct *child);
 void pn_core_exec(struct task_struct *task);
 void pn_core_exit(struct task_struct *task);

@@ -38,6 +38,7 @@
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/proc_fs.h>
+#include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/tracepoint.h>
 #include "pnotify_internal.h"
@@ -103,11 +104,16 @@ static pid_t pn_clone_restart(struct kernel_clone_args *args)
  * are made without it, and never followed).  Atomic: the callback disables
  * preemption.  Disarmed, nothing is followed: where its ftrace_ops stays
  * registered (see pn_hooks_idle()), it returns at once.  A task followed
- * since that read was made by an attach, which gave it a kit.
+ * since that read was made by an attach, which gave each of its threads
+ * a kit.
  */
 static void notrace pn_hook_clone(struct pn_ftrace_regs *regs)
 {
-	if (READ_ONCE(pn_hooks_armed) && pn_core_clone(current))
+	struct kernel_clone_args *args =
+		(struct kernel_clone_args *)pn_ftrace_arg(regs, 0);
+
+	if (READ_ONCE(pn_hooks_armed) &&
+	    pn_core_clone(current, args->flags & CLONE_THREAD))
 		pn_ftrace_set_ip(regs, (unsigned long)pn_clone_restart);
 }
 

@@ -22,11 +22,12 @@
  * of no return dies of SIGSEGV), without the timer (a signal frame that
  * cannot be written is a SIGSEGV too) and without threads (one whose fork
  * callback fails takes the process down).
- * keep: nothing the loop makes exits before the end, so that the loop
- * empties pnotify's kit cache (an exit tops it up) and every fork after
+ * keep: nothing the loop makes exits before the end, and the loop first
+ * empties pnotify's kit cache (an exit tops it up), so that every fork
  * restarts: the children of fork() and clone3() and the threads live on,
  * there is no vfork(), and each child must be in its parent's job at the
- * end; kill, stop and freeze empty the cache before each loop.
+ * end; kill, stop and freeze also empty it before each loop's child is
+ * forked, whose fork then restarts under the signal.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -286,6 +287,8 @@ static int loop(int rounds)
 	loop_pid = getpid();
 	/* A loop in a child: its parent's kept children are not its own. */
 	nr_kept = 0;
+	if (keep && !failslab && drain_kits())
+		return 1;
 	/* Kept threads wait on it (none under fault injection). */
 	if (keep && !failslab && pipe(thread_hold)) {
 		perror("forkways: pipe");

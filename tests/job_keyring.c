@@ -19,10 +19,21 @@
  *	with a detach, racing the others' installations.  A member that joined
  *	a job it is still in must have that job's live keyring as session
  *	keyring, never another's.  Prints counts; exits 1 on any failure.
+ *
+ *   job_keyring threads ROUNDS
+ *	ROUNDS times, a process of THREADS threads, each asking for its own
+ *	session keyring all the while, and one more creating threads that
+ *	do the same and forking children, creates a job (as root, for root):
+ *	credentials are per thread, and every thread, those created during
+ *	the join included, must come to hold the job's keyring, and every
+ *	child in the job too.  Prints counts; exits 1 on any failure.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +271,165 @@ static int race(unsigned int rounds)
 	return failed;
 }
 
+#define THREADS		8
+#define SPAWNED_MAX	64
+#define SETTLE_MS	5000
+
+/* One round of "threads": what its threads share. */
+struct threads_round {
+	char want[JOB_KEYRING_NAME_SIZE];	/* once known */
+	atomic_bool known, stop;
+	atomic_int holding;	/* threads that saw the job's keyring */
+	atomic_int children, children_bad;
+	pthread_t spawned[SPAWNED_MAX];
+	atomic_int nr_spawned;
+};
+
+static struct threads_round tr;
+
+/* Whether the calling thread's session keyring is named @want. */
+static bool session_is(const char *want)
+{
+	char desc[DESC_MAX];
+	const char *name;
+	long n = keyctl(KEYCTL_DESCRIBE, KEY_SPEC_SESSION_KEYRING,
+			(unsigned long)desc, sizeof(desc));
+
+	if (n < 0 || n > (long)sizeof(desc))
+		return false;
+	name = strrchr(desc, ';');
+	return name && !strcmp(name + 1, want);
+}
+
+/*
+ * A thread of the round: asks for its session keyring until it is the
+ * job's (counted once), then waits for the end.
+ */
+static void *threads_watch(void *arg)
+{
+	bool held = false;
+
+	(void)arg;
+	while (!atomic_load(&tr.stop)) {
+		if (!held && atomic_load(&tr.known) && session_is(tr.want)) {
+			held = true;
+			atomic_fetch_add(&tr.holding, 1);
+		}
+		usleep(100);
+	}
+	return NULL;
+}
+
+/*
+ * A child forked during the round: in a job, it has the job's keyring from
+ * its first instruction (its own settle runs before it).
+ */
+static void threads_child(void)
+{
+	char want[JOB_KEYRING_NAME_SIZE];
+	jid_t jid = job_getjid(getpid());
+
+	if (jid == 0 || jid == (jid_t)-1)
+		_exit(0);
+	snprintf(want, sizeof(want), JOB_KEYRING_NAME_FORMAT,
+		 (unsigned long long)jid);
+	_exit(session_is(want) ? 0 : 1);
+}
+
+/* Creates watching threads and forks children while the job is made. */
+static void *threads_spawn(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&tr.stop) &&
+	       atomic_load(&tr.nr_spawned) < SPAWNED_MAX) {
+		int i = atomic_load(&tr.nr_spawned);
+		pid_t pid;
+		int status;
+
+		if (pthread_create(&tr.spawned[i], NULL, threads_watch, NULL))
+			break;
+		atomic_store(&tr.nr_spawned, i + 1);
+		pid = fork();
+		if (!pid)
+			threads_child();
+		if (pid > 0 && waitpid(pid, &status, 0) == pid) {
+			atomic_fetch_add(&tr.children, 1);
+			if (!WIFEXITED(status) || WEXITSTATUS(status))
+				atomic_fetch_add(&tr.children_bad, 1);
+		}
+		if (atomic_load(&tr.known))
+			break;
+	}
+	return NULL;
+}
+
+/* The process of one round; exits 0 when every thread got the keyring. */
+static int threads_process(void)
+{
+	pthread_t watchers[THREADS], spawner;
+	jid_t jid = 0;
+	int i, expected, ms, ok;
+
+	for (i = 0; i < THREADS; i++)
+		if (pthread_create(&watchers[i], NULL, threads_watch, NULL))
+			return failed("pthread_create", 0);
+	if (pthread_create(&spawner, NULL, threads_spawn, NULL))
+		return failed("pthread_create", 0);
+	usleep(2000);
+	jid = job_create(0, 0, 0);
+	if (jid == (jid_t)-1)
+		return failed("create a job", 0);
+	snprintf(tr.want, sizeof(tr.want), JOB_KEYRING_NAME_FORMAT,
+		 (unsigned long long)jid);
+	atomic_store(&tr.known, true);
+	pthread_join(spawner, NULL);
+	/* The main thread too, which asks here. */
+	expected = THREADS + atomic_load(&tr.nr_spawned) + 1;
+	for (ms = 0; ms < SETTLE_MS; ms++) {
+		if (atomic_load(&tr.holding) + session_is(tr.want) == expected)
+			break;
+		usleep(1000);
+	}
+	ok = atomic_load(&tr.holding) + session_is(tr.want) == expected;
+	atomic_store(&tr.stop, true);
+	for (i = 0; i < THREADS; i++)
+		pthread_join(watchers[i], NULL);
+	for (i = 0; i < atomic_load(&tr.nr_spawned); i++)
+		pthread_join(tr.spawned[i], NULL);
+	if (!ok || atomic_load(&tr.children_bad)) {
+		fprintf(stderr, "job %#" PRIx64 ": %d of %d threads hold its keyring, %d of %d children in it without it\n",
+			(uint64_t)jid, atomic_load(&tr.holding) +
+			session_is(tr.want), expected,
+			atomic_load(&tr.children_bad),
+			atomic_load(&tr.children));
+		return 1;
+	}
+	printf("threads=%d children=%d\n", expected, atomic_load(&tr.children));
+	return 0;
+}
+
+static int threads(unsigned int rounds)
+{
+	unsigned int round, bad = 0;
+	int status;
+	pid_t pid;
+
+	for (round = 0; round < rounds; round++) {
+		pid = fork();
+		if (pid < 0)
+			return failed("fork", 0);
+		if (!pid) {
+			fflush(stdout);
+			_exit(threads_process());
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			bad++;
+	}
+	printf("threads: %u rounds, %u failed\n", rounds, bad);
+	return bad ? 1 : 0;
+}
+
 static int drop_back(char **argv)
 {
 	uid_t uid = getuid();
@@ -282,6 +452,8 @@ int main(int argc, char **argv)
 		return drop_back(argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "race") && atoi(argv[2]) > 0)
 		return race(atoi(argv[2]));
-	fprintf(stderr, "usage: job_keyring su-fork | drop-back COMMAND... | race ROUNDS\n");
+	if (argc == 3 && !strcmp(argv[1], "threads") && atoi(argv[2]) > 0)
+		return threads(atoi(argv[2]));
+	fprintf(stderr, "usage: job_keyring su-fork | drop-back COMMAND... | race ROUNDS | threads ROUNDS\n");
 	return 2;
 }

@@ -3972,6 +3972,19 @@ static void test_io_uring_workers(void)
 	expect(killed_by(attached, SIGKILL), "the attached process was not killed");
 }
 
+/* Kills @pid if still running and reaps it, then spawn_waiter()'s @waiter. */
+static void reap_with_waiter(pid_t pid, pid_t waiter, int waiter_fd)
+{
+	if (pid > 0) {
+		kill_ours(pid, SIGKILL);
+		wait_for(pid);
+	}
+	if (waiter > 0) {
+		wait_for(waiter);
+		close(waiter_fd);
+	}
+}
+
 /*
  * A job's only process, with an io_uring worker, exits (exit_group() from
  * a signal handler): its worker ends with it, maybe last, and the job ends
@@ -4011,13 +4024,123 @@ static void test_io_uring_process_exits(void)
 		       "the job ended with status %#x, not the process's", waited.status);
 	}
 out:
-	if (pid > 0) {
-		kill_ours(pid, SIGKILL);
-		wait_for(pid);
-	}
-	if (waiter > 0) {
-		wait_for(waiter);
-		close(waiter_fd);
+	reap_with_waiter(pid, waiter, waiter_fd);
+}
+
+/*
+ * How a process of two threads ends, in test_status_of_threads(): which
+ * thread exits first and how, and what wait() then reports: the leader's
+ * code, or since 6.0 the last thread's (synchronize_group_exit() makes
+ * the last thread's exit a group exit).
+ */
+struct status_end {
+	const char *what;
+	int first_code, last_code;	/* SYS_exit's, or exit_group()'s */
+	bool leader_first, group;
+	int want, want_since_6_0;
+};
+
+static const struct status_end status_ends[] = {
+	{ "a thread's exit_group()", 0, 7, false, true, 7, 7 },
+	{ "the leader exits, then a thread's exit_group()", 5, 7, true, true, 7, 7 },
+	{ "the leader exits, then the last thread", 5, 9, true, false, 5, 9 },
+	{ "a thread exits, then the leader", 9, 5, false, false, 5, 5 },
+};
+
+static const struct status_end *status_end_now;
+static int status_go_fd;
+
+/* The thread of a status_end: last unless the leader is. */
+static void *status_thread(void *arg)
+{
+	const struct status_end *end = status_end_now;
+
+	(void)arg;
+	if (end->leader_first || end->group)
+		sleep_ms(50);
+	if (end->group)
+		syscall(SYS_exit_group, end->last_code);
+	syscall(SYS_exit, end->leader_first ? end->last_code : end->first_code);
+	return NULL;
+}
+
+/* A process in a job of its own that ends as status_end_now says. */
+static void status_process(int report_fd)
+{
+	const struct status_end *end = status_end_now;
+	pthread_t thread;
+	char go;
+
+	report_result(report_fd, job_create(0, 0, 0));
+	if (read(status_go_fd, &go, 1) != 1)
+		_exit(100);
+	if (pthread_create(&thread, NULL, status_thread, NULL))
+		_exit(101);
+	if (!end->leader_first)
+		sleep_ms(end->group ? 1000 : 50);
+	syscall(SYS_exit, end->leader_first ? end->first_code : end->last_code);
+}
+
+/*
+ * A job's status is its last process's as wait() reports it, whichever
+ * thread ended the process: exit_group()'s code (since 6.0, the last
+ * thread's exit's), else its leader's, even when another thread exits
+ * last (the process ends in the later of the last thread's exit hook and
+ * the leader's, once both are written).
+ */
+static void test_status_of_threads(void)
+{
+	for (size_t i = 0; i < sizeof(status_ends) / sizeof(status_ends[0]); i++) {
+		const struct status_end *end = &status_ends[i];
+		int fds[2], go[2], waiter_fd = -1, status;
+		struct report created, waited;
+		pid_t pid, waiter = -1;
+
+		if (!expect(pipe2(fds, O_CLOEXEC) == 0, "pipe: %m"))
+			return;
+		if (!expect(pipe2(go, O_CLOEXEC) == 0, "pipe: %m")) {
+			close(fds[0]);
+			close(fds[1]);
+			return;
+		}
+		status_end_now = end;
+		pid = fork_flushed();
+		if (pid == 0) {
+			close(fds[0]);
+			close(go[1]);
+			status_go_fd = go[0];
+			status_process(fds[1]);
+		}
+		close(fds[1]);
+		close(go[0]);
+		if (!expect(pid > 0, "fork: %m") ||
+		    !expect(receive_report(fds[0], &created) &&
+			    created.jid != NO_JID, "%s: job_create failed",
+			    end->what))
+			goto next;
+		waiter = spawn_waiter(created.jid, &waiter_fd, kill_waiter_s());
+		if (!expect(waiter > 0 && receive_report(waiter_fd, &waited),
+			    "waiter: %m"))
+			goto next;
+		/* Its report comes just before its call: let it wait. */
+		sleep_ms(200);
+		expect(write(go[1], "g", 1) == 1, "go: %m");
+		status = wait_for(pid);
+		pid = -1;
+		expect(exited_with(status, end->want) ||
+		       exited_with(status, end->want_since_6_0),
+		       "%s: the process ended with %#x, not status %d or %d",
+		       end->what, status, end->want, end->want_since_6_0);
+		if (expect(receive_report(waiter_fd, &waited),
+			   "%s: the waiter did not wake up", end->what))
+			expect(waited.jid == created.jid && waited.status == status,
+			       "%s: job_waitjid() = %#llx, status %#x, not the process's %#x",
+			       end->what, JID(waited.jid), waited.status,
+			       status);
+next:
+		reap_with_waiter(pid, waiter, waiter_fd);
+		close(fds[0]);
+		close(go[1]);
 	}
 }
 
@@ -5138,6 +5261,7 @@ static const struct job_test tests[] = {
 	{ "owner's kill obeys kill(2) permissions", .run = test_owner_kill_permissions },
 	{ "io_uring workers: create, attach, detach, kill", .run = test_io_uring_workers },
 	{ "io_uring workers: the job ends with its process", .run = test_io_uring_process_exits },
+	{ "status of a process ended by any of its threads", .run = test_status_of_threads },
 	{ "io_uring workers: a failed create or attach moves nothing",
 	  .run = test_io_uring_failed_moves },
 	{ "killjid: a blocked signal, then a fork", .run = test_killjid_blocked_then_fork },

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Which tasks can be followed, across kernel versions.
+ * Which tasks can be followed, and what a hook may read of a process,
+ * across kernel versions.
  */
 #ifndef _PNOTIFY_WRAPPER_SCHED_H
 #define _PNOTIFY_WRAPPER_SCHED_H
 
 #include <linux/sched.h>
+#include <linux/seqlock.h>
 
 /* Kernel-internal workers forked from user tasks never return to user space. */
 #ifdef PF_USER_WORKER
@@ -18,6 +20,19 @@
 static inline bool pn_task_is_user(const struct task_struct *task)
 {
 	return !(READ_ONCE(task->flags) & PN_PF_NOT_USER);
+}
+
+/*
+ * The sequence of @sl as a reader that may neither wait nor lock reads
+ * it, in a hook: odd while a writer is in; read_seqretry() after the reads
+ * tells whether they are whole.  (read_seqbegin() waits for the writer,
+ * taking its lock on PREEMPT_RT.)  seqlock_t has had this layout since
+ * 5.9.
+ */
+static inline unsigned int pn_read_seqbegin_nowait(const seqlock_t *sl)
+{
+	/* Pairs with the writer's release of its end: the sums come after. */
+	return smp_load_acquire(&sl->seqcount.seqcount.sequence);
 }
 
 #endif /* _PNOTIFY_WRAPPER_SCHED_H */

@@ -13,12 +13,13 @@
  *   "call [PID]"         pnotify_call() on its subscription: "call: N"
  *                        counts those run, each checked to run in its task
  * Reading gives the counters, whether the reader is subscribed and how many
- * exec callbacks its subscription has had ("execs here").
+ * exec callbacks its subscription has had ("execs here").  Subscriptions
+ * are of processes: "threads: N" sums the threads made in those ended.
  *
  * With leave=1 it also has the exit's atomic step, leave(): checked to run
- * atomic in the exiting task itself, it ends the subscriptions of tasks
- * with an even pid there and asks for exit() for the others, so that both
- * ends are seen; "leave: N" counts its calls.
+ * atomic in the exiting task itself, it ends the subscriptions of
+ * processes with an even tgid there and asks for exit() for the others, so
+ * that both ends are seen; "leave: N" counts its calls.
  *
  * Every subscription's data stays on a list until unload, marked by its
  * exit callback (or the leave() that ended it): at unload, after pnotify_unregister(), each must have had
@@ -63,13 +64,14 @@ struct testsub_data {
 	enum testsub_mode mode;
 	atomic_t exits;			/* exit callbacks run for it */
 	atomic_t execs;			/* exec callbacks run for it */
-	pid_t pid;			/* of the task it was made for */
+	pid_t pid;			/* tgid of the process it was made for */
 	struct list_head link;		/* on testsub_all, until unload */
 };
 
 static DECLARE_RWSEM(testsub_rwsem);
 static atomic_long_t nr_fork, nr_exec, nr_exit, nr_unsub, nr_init;
 static atomic_long_t nr_live, nr_foreign, nr_unbalanced, nr_leave, nr_call;
+static atomic_long_t nr_threads;
 static LIST_HEAD(testsub_all);
 static DEFINE_SPINLOCK(testsub_all_lock);
 
@@ -96,7 +98,7 @@ static struct testsub_data *testsub_data_new(struct task_struct *task,
 
 	if (d) {
 		d->mode = mode;
-		d->pid = task_pid_nr(task);
+		d->pid = task_tgid_nr(task);
 		atomic_long_inc(&nr_live);
 		spin_lock(&testsub_all_lock);
 		list_add_tail(&d->link, &testsub_all);
@@ -149,14 +151,21 @@ static void testsub_exec(struct task_struct *task, struct pnotify_subscriber *su
 	atomic_long_inc(&nr_exec);
 }
 
-/* The end of @d's subscription: counted, and checked to be its only one. */
-static void testsub_count_exit(struct task_struct *task, struct testsub_data *d)
+/*
+ * The end of @d's subscription, @sub: counted, and checked to be its only
+ * one, for its own process.
+ */
+static void testsub_count_exit(struct task_struct *task,
+			       struct pnotify_subscriber *sub)
 {
-	atomic_long_inc(task->flags & PF_EXITING ? &nr_exit : &nr_unsub);
-	/* Exactly one exit callback per subscription, for its own task. */
-	if (WARN(atomic_inc_return(&d->exits) != 1 || d->pid != task_pid_nr(task),
-		 "testsub: exit callback %d for pid %d's subscription, in pid %d\n",
-		 atomic_read(&d->exits), d->pid, task_pid_nr(task)))
+	struct testsub_data *d = sub->data;
+
+	atomic_long_inc(atomic_read(&task->signal->live) ? &nr_unsub :
+							   &nr_exit);
+	atomic_long_add(pnotify_threads_made(sub), &nr_threads);
+	if (WARN(atomic_inc_return(&d->exits) != 1 || d->pid != task_tgid_nr(task),
+		 "testsub: exit callback %d for process %d's subscription, in process %d\n",
+		 atomic_read(&d->exits), d->pid, task_tgid_nr(task)))
 		atomic_long_inc(&nr_unbalanced);
 	else
 		atomic_long_dec(&nr_live);
@@ -165,7 +174,7 @@ static void testsub_count_exit(struct task_struct *task, struct testsub_data *d)
 static void testsub_exit(struct task_struct *task, struct pnotify_subscriber *sub)
 {
 	testsub_sleep(task, false);
-	testsub_count_exit(task, sub->data);
+	testsub_count_exit(task, sub);
 }
 
 static int testsub_leave(struct task_struct *task,
@@ -174,13 +183,14 @@ static int testsub_leave(struct task_struct *task,
 	struct testsub_data *d = sub->data;
 
 	atomic_long_inc(&nr_leave);
-	if (WARN(preemptible() || task != current || !(task->flags & PF_EXITING),
-		 "testsub: leave() for pid %d in pid %d, preemptible %d\n",
+	if (WARN(preemptible() || task != current ||
+		 atomic_read(&task->signal->live),
+		 "testsub: leave() for process %d in pid %d, preemptible %d\n",
 		 d->pid, task_pid_nr(current), preemptible()))
 		atomic_long_inc(&nr_unbalanced);
-	if (task_pid_nr(task) & 1)
+	if (task_tgid_nr(task) & 1)
 		return PNOTIFY_CALL_EXIT;
-	testsub_count_exit(task, d);
+	testsub_count_exit(task, sub);
 	return 0;
 }
 
@@ -189,9 +199,9 @@ static void testsub_call(struct task_struct *task,
 {
 	struct testsub_data *d = sub->data;
 
-	if (WARN(task != current || d->pid != task_pid_nr(task),
-		 "testsub: call for pid %d's subscription, in pid %d\n",
-		 d->pid, task_pid_nr(current)))
+	if (WARN(task != current || d->pid != task_tgid_nr(task),
+		 "testsub: call for process %d's subscription, in process %d\n",
+		 d->pid, task_tgid_nr(current)))
 		atomic_long_inc(&nr_unbalanced);
 	atomic_long_inc(&nr_call);
 }
@@ -224,6 +234,7 @@ static int testsub_show(struct seq_file *m, void *v)
 		   atomic_long_read(&nr_unbalanced));
 	seq_printf(m, "leave: %ld\n", atomic_long_read(&nr_leave));
 	seq_printf(m, "call: %ld\n", atomic_long_read(&nr_call));
+	seq_printf(m, "threads: %ld\n", atomic_long_read(&nr_threads));
 	return 0;
 }
 
@@ -344,7 +355,7 @@ static void testsub_check_balance(void)
 		if (atomic_read(&d->exits) != 1) {
 			unbalanced++;
 			if (unbalanced <= 10)
-				pr_err("pid %d's subscription had %d exit callbacks\n",
+				pr_err("process %d's subscription had %d exit callbacks\n",
 				       d->pid, atomic_read(&d->exits));
 		}
 		list_del(&d->link);

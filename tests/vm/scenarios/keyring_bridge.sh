@@ -1,10 +1,11 @@
 # keyring_bridge: a keyring per job, shared by its members (children forked
-# later included), closed to other jobs and to outsiders, revoked when the
-# job ends, and gone without a trace after 1,000 jobs and after unload; the
-# "job" key type describes a job to its members only.  Only a process that
-# runs as the job's owner gets it as session keyring: one that replaced its
-# session keyring (keyctl session, su with pam_keyinit) or runs as someone
-# else (root in a user's job, su, a setuid program) keeps its own.
+# later included, every thread of theirs), closed to other jobs and to
+# outsiders, revoked when the job ends, and gone without a trace after
+# 1,000 jobs and after unload; the "job" key type describes a job to its
+# members only.  Only a process that runs as the job's owner gets it as
+# session keyring: one that replaced its session keyring (keyctl session,
+# su with pam_keyinit) or runs as someone else (root in a user's job, su,
+# a setuid program) keeps its own.
 . /lib/pn/lib.sh
 
 # Revoked keys stay visible (and readable as revoked) for gc_delay seconds.
@@ -241,6 +242,14 @@ jobctl kill -KILL "$jid_b"
 
 # From here on, revoked keys are collected at once.
 echo 1 > /proc/sys/kernel/keys/gc_delay
+
+# Credentials are per thread: a multi-threaded process that creates a job
+# has the keyring installed in every thread, those created during the
+# create included, and its children in the job have it from their start.
+rounds=$(pn_scale 20)
+job_keyring threads "$rounds" > /tmp/threads.out 2>&1 ||
+	pn_fail "job_keyring threads $rounds: $(tail -n 5 /tmp/threads.out)"
+pn_log "$(tail -n 1 /tmp/threads.out), last: $(tail -n 2 /tmp/threads.out | head -n 1)"
 
 # 1,000 jobs made and ended leave /proc/keys as it was.
 jobs=$(pn_scale 1000)
