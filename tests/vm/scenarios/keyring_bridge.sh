@@ -245,7 +245,8 @@ echo 1 > /proc/sys/kernel/keys/gc_delay
 
 # Credentials are per thread: a multi-threaded process that creates a job
 # has the keyring installed in every thread, those created during the
-# create included, and its children in the job have it from their start.
+# create included, and the children a thread forks once the create
+# returned have it from their start.
 rounds=$(pn_scale 20)
 job_keyring threads "$rounds" > /tmp/threads.out 2>&1 ||
 	pn_fail "job_keyring threads $rounds: $(tail -n 5 /tmp/threads.out)"
