@@ -384,6 +384,12 @@ static int threads_process(void)
 	jid_t jid = 0;
 	int i, expected, ms, ok;
 
+	/*
+	 * A thread without a session keyring that asks for it is given its
+	 * user's, in its own credentials: a session keyring of its choosing,
+	 * which a join leaves alone.  Asked for first, it is every thread's.
+	 */
+	session_is("");
 	for (i = 0; i < THREADS; i++)
 		if (pthread_create(&watchers[i], NULL, threads_watch, NULL))
 			return failed("pthread_create", 0);
