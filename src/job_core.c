@@ -164,6 +164,8 @@ int job_insert(struct job *job, u64 requested)
 	job->jid = jid;
 	job->id = ++job_last_id;
 	hash_add(job_table, &job->table_node, jid);
+	/* The table's reference, which job_end() drops: members hold none. */
+	refcount_inc(&job->ref);
 	job_count++;
 	mutex_unlock(&job_table_lock);
 	return 0;
@@ -209,7 +211,6 @@ static void job_member_add_locked(struct job *job, struct job_member *m,
 	job->spent.nr_processes++;
 	job->spent.nr_tasks += tasks;
 	m->nr_joined = tasks;
-	refcount_inc(&job->ref);
 	m->job = job;
 	m->task = task;
 }
@@ -236,6 +237,7 @@ void job_end(struct job *job)
 	job_notify(job, JOB_EVENT_END, NULL);
 	WRITE_ONCE(job->gone, true);
 	wake_up_all(&job->ended_wq);
+	job_put(job);
 }
 
 /*
@@ -256,13 +258,10 @@ static bool job_member_remove_locked(struct job *job, struct job_member *m,
 /* What a leave puts, where it may sleep; the last one ends the job. */
 static void job_member_gone(struct job_member *m, bool ended)
 {
-	struct job *job = m->job;
-
-	if (!m->tgid_put)
+	if (!m->left)
 		put_pid(m->tgid);
 	if (ended)
-		job_end(job);
-	job_put(job);
+		job_end(m->job);
 }
 
 /*
@@ -301,7 +300,6 @@ static void job_member_unwind(struct job_member *m)
 	job->spent.nr_tasks -= m->nr_joined;
 	raw_spin_unlock_irq(&job->lock);
 	put_pid(m->tgid);
-	job_put(job);
 }
 
 /*
@@ -341,10 +339,8 @@ static int job_inherit(struct task_struct *child,
  * that ends its process, before exit_files(): past exit_mm(), what it used
  * is read without its mm.  A process whose other threads are all reaped
  * (most have none) is accounted here; the others in exit(), from the
- * threads' sums, which only process context can read.  The references it
- * drops here are not the last: the tgid's, since the process keeps its
- * pid until it is reaped, and the job's, since the job has not ended.
- * Its end, and any put that would free, wait for exit().
+ * threads' sums, which only process context can read.  The job's end
+ * waits for exit().
  */
 static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 {
@@ -361,10 +357,13 @@ static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 	m->ended = job_member_remove_locked(job, m, pnotify_exit_status(sub));
 	raw_spin_unlock_irqrestore(&job->lock, flags);
 	m->left = true;
-	m->tgid_put = refcount_dec_not_one(&m->tgid->count);
-	if (m->ended || !m->tgid_put || !refcount_dec_not_one(&job->ref))
-		return PNOTIFY_CALL_EXIT;
-	return 0;
+	/*
+	 * Not the last reference: the leader, whose pid the tgid is, is
+	 * reaped after every other thread, this one included.  (put_pid()
+	 * could free, which a hook may not.)
+	 */
+	refcount_dec(&m->tgid->count);
+	return m->ended ? PNOTIFY_CALL_EXIT : 0;
 }
 
 /* The process's end (its threads all past their exit) or a detach. */

@@ -54,6 +54,7 @@ struct job {
 	struct pid *prime;
 	u64 start_time_ns;
 	struct hlist_node table_node;
+	/* Its users' and, from job_insert() to job_end(), the table's. */
 	refcount_t ref;
 
 	raw_spinlock_t lock;
@@ -79,15 +80,15 @@ struct job {
  * which may exit (pthread_exit) long before the rest of its process.
  */
 struct job_member {
+	/* Unreferenced: alive while listed, and for the exit() that ends it. */
 	struct job *job;
 	struct list_head link;		/* on job->processes */
 	struct pid *tgid;		/* stable for the life of the process */
 	/* A thread of it (the subscription's task, held by pnotify). */
 	struct task_struct *task;
 	unsigned int nr_joined;		/* its tasks counted when it joined */
-	/* Set by job_leave() for the exit() it asks for. */
+	/* Set by job_leave(), which dropped the tgid, for exit(). */
 	bool left, ended;
-	bool tgid_put;			/* in the hook: not the last reference */
 };
 
 #define JOB_TABLE_BITS 10
