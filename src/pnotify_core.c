@@ -17,7 +17,7 @@
  * when memory does, with ENOMEM (or, under way when its task got a
  * subscription, without a kit that fits it: pn_fork_doom()).  The cache
  * holds the unused kits of tasks that exit, and their entries made kits
- * again after their grace period (pn_kit_recycle()), so that a fork and an
+ * again after their grace period (pn_dead_recycle()), so that a fork and an
  * exit in a job allocate nothing and queue no work in the steady state.
  *
  * Callbacks other than inherit run from task works, in the task's own
@@ -130,7 +130,7 @@ struct pn_task {
 	struct pnotify_subscriber *dead_blocks;
 	/*
 	 * As a kit: blocks of room bytes of data each, taken from the end;
-	 * kept when the entry is made a kit again (pn_kit_recycle()).
+	 * kept when the entry is made a kit again (pn_dead_recycle()).
 	 */
 	size_t room;
 	unsigned int nr_slots;		/* of prepared[] */
@@ -469,8 +469,7 @@ static inline void pn_entry_unbind(struct pn_task *e)
 	pn_hooks_put();
 }
 
-static void pn_kit_recycle(struct pn_task *e);
-static void pn_blocks_free(struct pnotify_subscriber *b);
+static void pn_dead_recycle(struct pn_task *dead);
 
 /*
  * Entries no longer referenced wait for a grace period (RCU readers may
@@ -487,21 +486,9 @@ static struct pn_task *pn_dead_waiting, *pn_dead_next;
 static bool pn_grace_pending;
 static struct rcu_head pn_grace;
 
-/* What a grace period ago still referenced @e goes, and @e is recycled. */
-static void pn_task_free(struct pn_task *e)
-{
-	if (e->task)
-		pn_entry_unbind(e);
-	pn_entry_free(e->dead_kits);
-	e->dead_kits = NULL;
-	pn_blocks_free(e->dead_blocks);
-	e->dead_blocks = NULL;
-	pn_kit_recycle(e);
-}
-
 static void pn_grace_ended(struct rcu_head *rcu)
 {
-	struct pn_task *e, *next;
+	struct pn_task *e;
 	unsigned long flags;
 	bool again;
 
@@ -515,10 +502,7 @@ static void pn_grace_ended(struct rcu_head *rcu)
 	/* Only what was buried before it is made waits on it. */
 	if (again)
 		call_rcu(&pn_grace, pn_grace_ended);
-	for (; e; e = next) {
-		next = e->next_dead;
-		pn_task_free(e);
-	}
+	pn_dead_recycle(e);
 }
 
 /*
@@ -706,7 +690,7 @@ static void pn_blocks_scrub(struct pnotify_subscriber *b)
 /*
  * Keeps, in one section of the cache lock, the kits linked through ->kit
  * from *@kits, for clones, and the blocks of ended subscriptions linked
- * through ->fork_parent from *@blocks, for pn_kit_recycle(), all that fit
+ * through ->fork_parent from *@blocks, for pn_dead_recycle(), all that fit
  * the subscribers registered now and the cache; leaves there what the
  * caller must free: those that do not, and cached blocks of a size kits no
  * longer have.  Then drops a reference of @put, if given, burying it in
@@ -813,45 +797,87 @@ static void pn_kits_top_up(void)
 	}
 }
 
-/*
- * Makes @e, the entry of a task gone (out of the table, past its grace
- * period), a clean kit again, its blocks made up from the cached ones, and
- * caches it; or frees it when it cannot be (sized before a subscriber
- * registered, too few blocks cached, the cache full).  An RCU callback:
- * any context but the hooks'.
- */
-static void pn_kit_recycle(struct pn_task *e)
-{
-	unsigned int nr = READ_ONCE(pn_nr_events);
-	struct pnotify_subscriber *b, *stale;
-	unsigned int want;
-	unsigned long flags;
-	bool remade;
+/* Entries made kits in one section of the cache lock, at most. */
+#define PN_RECYCLE_BATCH 32
 
-	/* Its kit went when it left the table (pn_task_unhash()). */
-	if (!PN_REUSE || WARN_ON_ONCE(e->kit) || e->nr_slots < nr ||
-	    e->room != READ_ONCE(pn_room)) {
-		pn_entry_free(e);
-		return;
-	}
-	pn_entry_reset(e);
-	want = max(nr, e->nr_prepared) - e->nr_prepared;
+/*
+ * Caches the clean kits linked through ->kit from *@kits, each topped up
+ * to @nr blocks of @room bytes from the cached ones, in one section of the
+ * cache lock: PN_RECYCLE_BATCH at most, fewer once the cache is full.
+ * Those short of blocks go on *@unfit, the others not taken stay on
+ * *@kits.  Returns whether the cache has room left.
+ */
+static bool pn_kits_recycle_some(struct pn_task **kits, struct pn_task **unfit,
+				 unsigned int nr, size_t room)
+{
+	struct pn_task *e = *kits, *next;
+	struct pnotify_subscriber *b, *stale;
+	unsigned int want, n;
+	unsigned long flags;
+	bool room_left;
+
 	raw_spin_lock_irqsave(&pn_kits_lock, flags);
-	stale = pn_blocks_stale(e->room);
-	remade = pn_nr_kits < PN_KITS_MAX && pn_nr_blocks >= want;
-	for (; remade && want; want--) {
-		b = pn_blocks;
-		pn_blocks = b->fork_parent;
-		pn_nr_blocks--;
-		b->fork_parent = NULL;
-		e->prepared[e->nr_prepared++] = b;
-	}
-	if (remade)
+	stale = pn_blocks_stale(room);
+	for (n = 0; e && n < PN_RECYCLE_BATCH && pn_nr_kits < PN_KITS_MAX;
+	     n++, e = next) {
+		next = e->kit;
+		want = max(nr, e->nr_prepared) - e->nr_prepared;
+		if (pn_nr_blocks < want) {
+			e->kit = *unfit;
+			*unfit = e;
+			continue;
+		}
+		for (; want; want--) {
+			b = pn_blocks;
+			pn_blocks = b->fork_parent;
+			pn_nr_blocks--;
+			b->fork_parent = NULL;
+			e->prepared[e->nr_prepared++] = b;
+		}
 		pn_kits_push(e);
+	}
+	room_left = pn_nr_kits < PN_KITS_MAX;
 	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
 	pn_blocks_free(stale);
-	if (!remade)
-		pn_entry_free(e);
+	*kits = e;
+	return room_left;
+}
+
+/*
+ * Makes the entries linked through ->next_dead from @dead, of tasks gone
+ * (out of the table, past their grace period), clean kits again, their
+ * blocks made up from the cached ones, and caches them, a few to a
+ * section of the cache lock; frees those that cannot be (sized before a
+ * subscriber registered, too few blocks cached, the cache full).  What a
+ * grace period ago still referenced them goes first.  An RCU callback:
+ * any context but the hooks'.
+ */
+static void pn_dead_recycle(struct pn_task *dead)
+{
+	unsigned int nr = READ_ONCE(pn_nr_events);
+	size_t room = READ_ONCE(pn_room);
+	struct pn_task *e, *next, *kits = NULL, *unfit = NULL;
+
+	for (e = dead; e; e = next) {
+		next = e->next_dead;
+		if (e->task)
+			pn_entry_unbind(e);
+		pn_entry_free(e->dead_kits);
+		pn_blocks_free(e->dead_blocks);
+		/* Its kit went when it left the table (pn_task_unhash()). */
+		if (!PN_REUSE || WARN_ON_ONCE(e->kit) || e->nr_slots < nr ||
+		    e->room != room) {
+			pn_entry_free(e);
+			continue;
+		}
+		pn_entry_reset(e);
+		e->kit = kits;
+		kits = e;
+	}
+	while (kits && pn_kits_recycle_some(&kits, &unfit, nr, room))
+		;
+	pn_entry_free(kits);
+	pn_entry_free(unfit);
 }
 
 /* At unload. */
@@ -2399,7 +2425,7 @@ static void pn_sub_release(struct pnotify_subscriber *sub,
 /*
  * Gives the blocks of @e's ended subscriptions, linked through
  * ->fork_parent from @b, back to @e's prepared[] as far as they fit it:
- * remade a kit after its grace period (pn_kit_recycle()), @e then takes
+ * remade a kit after its grace period (pn_dead_recycle()), @e then takes
  * none from the block cache.  Returns the others.  Not where blocks are
  * not reused (KASAN).
  */
@@ -2408,7 +2434,7 @@ pn_entry_keep_blocks(struct pn_task *e, struct pnotify_subscriber *b)
 {
 	struct pnotify_subscriber *next, *others = NULL;
 
-	/* Else pn_kit_recycle() frees @e, blocks and all. */
+	/* Else pn_dead_recycle() frees @e, blocks and all. */
 	if (!PN_REUSE || e->nr_slots < READ_ONCE(pn_nr_events) ||
 	    e->room != READ_ONCE(pn_room))
 		return b;
@@ -2449,7 +2475,9 @@ static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 	pn_task_unlink_all(e, &ended);
 	kit = pn_task_unhash(e);
 	pn_entry_unlock(e);
-	pn_records_let_go(&e->records);
+	/* Most processes never fork from a thread other than the leader. */
+	if (unlikely(!list_empty(&e->records)))
+		pn_records_let_go(&e->records);
 	list_for_each_entry_safe(sub, next, &ended, task_link) {
 		pn_sub_take_ended(sub);
 		pn_test_spin(leave);
