@@ -59,9 +59,7 @@ MODULE_PARM_DESC(sync, "reader/writer guard: rwsem, percpu or srcu (default)");
  */
 static void notrace pn_hook_fork(struct pn_ftrace_regs *regs)
 {
-	if (pn_ftrace_arg(regs, 1) == PIDTYPE_PID)
-		pn_core_fork(current,
-			     (struct task_struct *)pn_ftrace_arg(regs, 0));
+	pn_core_fork(current, (struct task_struct *)pn_ftrace_arg(regs, 0));
 }
 
 /*
@@ -164,11 +162,16 @@ static void notrace pn_hook_call(unsigned long ip, unsigned long parent_ip,
 				 struct ftrace_ops *ops,
 				 struct pn_ftrace_regs *regs)
 {
+	bool fork = ip == pn_hooks[PN_HOOK_FORK].site;
+
+	/* Three of a new process's four attach_pid() calls: at once. */
+	if (fork && pn_ftrace_arg(regs, 1) != PIDTYPE_PID)
+		return;
 	preempt_disable_notrace();
-	if (ip == pn_hooks[PN_HOOK_CLONE].site)
-		pn_hook_clone(regs);
-	else if (ip == pn_hooks[PN_HOOK_FORK].site)
+	if (fork)
 		pn_hook_fork(regs);
+	else if (ip == pn_hooks[PN_HOOK_CLONE].site)
+		pn_hook_clone(regs);
 	else if (ip == pn_hooks[PN_HOOK_EXEC].site)
 		pn_hook_exec(regs);
 	preempt_enable_notrace();
