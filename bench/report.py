@@ -408,8 +408,9 @@ def compare_section(rows):
     """Each configuration of this build against the same of the base build
     (CFG@base), per operation, paired within each round."""
     lines = ['| operation | configuration | base build | this build | '
-             'delta per op: median [range] | delta |',
-             '| --- | --- | ---: | ---: | ---: | ---: |']
+             'delta per op: median [range] | delta | '
+             'module area: base build | this build | delta |',
+             '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
     summary = []
     ops = []
     for r in rows:
@@ -419,19 +420,26 @@ def compare_section(rows):
         by_cfg = defaultdict(dict)
         for r in rows:
             if r['op'] == op:
-                by_cfg[r['cfg']][r['run']] = r['instructions']
+                by_cfg[r['cfg']][r['run']] = r
         for c in order_of({c for c in by_cfg if f'{c}@base' in by_cfg},
                           ['A', 'B', 'F', 'E', 'C', 'D', 'pids']):
             this, base = by_cfg[c], by_cfg[f'{c}@base']
-            deltas = [this[k] - base[k] for k in this if k in base]
-            b, t = statistics.median(base.values()), statistics.median(this.values())
+            deltas = [this[k]['instructions'] - base[k]['instructions']
+                      for k in this if k in base]
+            b, t = (statistics.median(r['instructions'] for r in runs.values())
+                    for runs in (base, this))
+            # The module area is exact: its delta is the change's own.
+            mb, mt = (statistics.median(r['module'] for r in runs.values())
+                      for runs in (base, this))
             d = statistics.median(deltas)
             lines.append(f'| {op} | {c} | {b:,.0f} | {t:,.0f} | **{d:+,.0f}** '
                          f'[{min(deltas):+,.0f}, {max(deltas):+,.0f}] | '
-                         f'{d / b * 100:+.2f}% |')
+                         f'{d / b * 100:+.2f}% | {mb:,.0f} | {mt:,.0f} | '
+                         f'**{mt - mb:+,.0f}** |')
             summary.append({'op': op, 'cfg': c, 'base_build': b,
                             'this_build': t, 'delta_median': d,
-                            'delta_min': min(deltas), 'delta_max': max(deltas)})
+                            'delta_min': min(deltas), 'delta_max': max(deltas),
+                            'module_base_build': mb, 'module_this_build': mt})
     return '\n'.join(lines), summary
 
 
