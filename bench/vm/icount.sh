@@ -29,6 +29,16 @@ populations=$(echo "${PN_BENCH_ICOUNT_SCALE:-}" | tr , ' ')
 first_pid=100000
 
 echo never > /sys/kernel/mm/transparent_hugepage/enabled
+# PN_BENCH_SLAB_KEEP=N, a diagnosis: every slab cache keeps N empty slabs
+# (its min_partial) instead of giving them back to the page allocator, so
+# that the count leaves out the churn of new slabs, each zeroed a byte an
+# instruction (init_on_alloc).  That churn is most of the noise between
+# rounds, but a cost too: a module that holds objects longer makes more.
+if [ "${PN_BENCH_SLAB_KEEP:-0}" -gt 0 ]; then
+	for f in /sys/kernel/slab/*/min_partial; do
+		echo "$PN_BENCH_SLAB_KEEP" > "$f" || pn_fail "$f"
+	done
+fi
 echo 4194304 > /proc/sys/kernel/pid_max || pn_fail "pid_max"
 
 # hold_and_count HOLD-ARGS: opcount fork while procfarm hold HOLD-ARGS keeps
