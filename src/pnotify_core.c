@@ -97,8 +97,8 @@ struct pn_task {
 	/* A process's: its records, under its lock; a record's: the link. */
 	struct list_head records;
 	unsigned int nr_records;
-	/* User threads made in the process while followed. */
-	unsigned int nr_threads_made;
+	/* User threads made in the process while followed: no lock. */
+	atomic_t nr_threads_made;
 	/*
 	 * pn_attach()es under way, and the most subscriptions and data one of
 	 * them makes the process have: its threads' next forks need kits
@@ -235,6 +235,11 @@ module_param(test_delay_call_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_call_us,
 		 "test only: spin (atomic) in a call's work between taking the call off its subscription and referencing it");
 
+static unsigned int test_delay_record_us;
+module_param(test_delay_record_us, uint, 0644);
+MODULE_PARM_DESC(test_delay_record_us,
+		 "test only: spin (atomic) as a thread's record is entered (an attach's, a clone restart's), between seeing the thread not exiting and entering it");
+
 static unsigned int test_delay_clone_us;
 module_param(test_delay_clone_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_clone_us,
@@ -343,6 +348,7 @@ static struct {
 	atomic_long_t fork_failures;
 	atomic_long_t kits_made;
 	atomic_long_t clone_restarts;
+	atomic_long_t records_refused;	/* their thread exiting */
 	atomic_long_t exits_in_hook;	/* ended by the hook: no exit work */
 	atomic_long_t exec_works;	/* queued: a subscriber has exec() */
 } pn_stats;
@@ -1149,38 +1155,32 @@ static struct pn_task *pn_record_new(struct task_struct *task, gfp_t gfp)
 	return rec;
 }
 
-/* Enters the record @rec, of no other, for @e (locked, live). */
-static void pn_record_add(struct pn_task *e, struct pn_task *rec)
+/*
+ * Enters the record @rec, of no other, for @e (locked, live), unless its
+ * thread has begun to exit (false): the exit hook looks up an exiting
+ * thread's record without @e's lock (pn_core_exit()), after PF_EXITING and
+ * a full barrier; it finds the record, or this sees PF_EXITING and takes
+ * it out again.  A record refused may still be seen by such a lookup: it
+ * is let go of, never entered again.
+ */
+static bool pn_record_add(struct pn_task *e, struct pn_task *rec)
 {
 	struct hlist_bl_head *head = pn_bucket(rec->key);
 
+	pn_test_spin(record);
 	hlist_bl_lock(head);
 	hlist_bl_add_head_rcu(&rec->node, head);
 	hlist_bl_unlock(head);
+	/* Pairs with the exit hook's, between PF_EXITING and its lookup. */
+	smp_mb();
+	if (READ_ONCE(rec->task->flags) & PF_EXITING) {
+		pn_entry_unhash(rec, &rec->dead_kits);
+		atomic_long_inc(&pn_stats.records_refused);
+		return false;
+	}
 	list_add_tail(&rec->records, &e->records);
 	e->nr_records++;
-}
-
-/*
- * Gives @holder, or @task's new record @rec if @holder is NULL, the kit
- * @kit in place of one that does not fit (@nr, @room); @e locked and live.
- * Returns the holder; what the caller must put stays in @kit and @rec.
- */
-static struct pn_task *pn_holder_stock(struct pn_task *e,
-				       struct pn_task *holder,
-				       struct pn_task **rec,
-				       struct pn_task **kit, unsigned int nr,
-				       size_t room)
-{
-	if (!holder && *rec) {
-		holder = *rec;
-		*rec = NULL;
-		pn_record_add(e, holder);
-	}
-	if (holder && !pn_kit_fits(holder->kit, nr, room) &&
-	    pn_kit_fits(*kit, nr, room))
-		swap(holder->kit, *kit);
-	return holder;
+	return true;
 }
 
 /*
@@ -1205,8 +1205,16 @@ static bool pn_task_refill(struct pn_task *e, struct task_struct *task,
 		dead = test_bit(PN_DEAD, &e->flags) ||
 		       (READ_ONCE(task->flags) & PF_EXITING);
 		holder = dead ? NULL : pn_kit_holder(e, task);
-		holder = dead ? NULL : pn_holder_stock(e, holder, &rec, &kit,
-						       nr, room);
+		if (!dead && !holder && rec) {
+			dead = !pn_record_add(e, rec);
+			if (!dead) {
+				holder = rec;
+				rec = NULL;
+			}
+		}
+		if (holder && !pn_kit_fits(holder->kit, nr, room) &&
+		    pn_kit_fits(kit, nr, room))
+			swap(holder->kit, kit);
 		stocked = dead || (holder && pn_kit_fits(holder->kit, nr, room));
 		pn_entry_unlock(e);
 		pn_kit_put(kit);
@@ -1575,7 +1583,7 @@ static struct pnotify_subscriber *pn_task_find_live(struct pn_task *e,
  */
 static void pn_sub_add(struct pn_task *e, struct pnotify_subscriber *sub)
 {
-	sub->threads_base = e->nr_threads_made - sub->threads_made;
+	sub->threads_base = atomic_read(&e->nr_threads_made) - sub->threads_made;
 	sub->entry = e;
 	sub->linked = true;
 	list_add_tail(&sub->task_link, &e->subs);
@@ -1600,7 +1608,7 @@ static void pn_sub_unlinked(struct pn_task *e, struct pnotify_subscriber *sub)
 	const struct signal_struct *sig = e->task->signal;
 
 	sub->linked = false;
-	sub->threads_made = e->nr_threads_made - sub->threads_base;
+	sub->threads_made = atomic_read(&e->nr_threads_made) - sub->threads_base;
 	if (test_bit(PN_EXIT_QUEUED, &e->flags))
 		sub->exit_status = e->exit_status;
 	else if (pn_process_exiting(e) &&
@@ -2005,6 +2013,22 @@ void pnotify_inherit_signal(struct task_struct *child, int sig)
 EXPORT_SYMBOL_GPL(pnotify_inherit_signal);
 
 /*
+ * Counts @child, a new thread of current's process, in the process's
+ * entry, if it is followed.  Unlocked: the count is read only against
+ * itself (pn_sub_add(), pn_sub_unlinked()), and a thread made as a
+ * subscription is linked or unlinked counts on either side of it.  An
+ * entry found dead is counted in for nothing.
+ */
+static void pn_thread_count(struct task_struct *parent,
+			    struct task_struct *child)
+{
+	struct pn_task *e = pn_task_lookup(parent);
+
+	if (e && pn_task_is_user(child))
+		atomic_inc(&e->nr_threads_made);
+}
+
+/*
  * The fork hook: the child is complete and about to be made findable by
  * pid; @parent is the forking task, current.  A new thread of a followed
  * process is counted, and followed with its process; a new process gets
@@ -2017,15 +2041,14 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	struct pnotify_subscriber *psub;
 	bool failed = false, prep_child;
 
+	if (child->signal == parent->signal) {
+		pn_thread_count(parent, child);
+		return;
+	}
 	pe = pn_task_lock_live(parent);
 	if (likely(!pe))
 		return;
 	if (!pe->nr_subs || !pn_task_is_user(child)) {
-		pn_entry_unlock(pe);
-		return;
-	}
-	if (child->signal == parent->signal) {
-		pe->nr_threads_made++;
 		pn_entry_unlock(pe);
 		return;
 	}
@@ -2563,9 +2586,17 @@ void pn_core_exit(struct task_struct *task)
 
 	/*
 	 * Pairs with pn_sub_link(): the decrement of signal->live, a full
-	 * barrier, is made; now look.
+	 * barrier, is made; now look.  And with pn_record_add(): PF_EXITING
+	 * is set.
 	 */
 	smp_mb();
+	/*
+	 * A thread that neither leads its process nor leaves it without
+	 * threads ends nothing but its record, if it has one.
+	 */
+	if (!thread_group_leader(task) && atomic_read(&task->signal->live) &&
+	    !pn_lookup(task))
+		return;
 	e = pn_task_lock_live(task);
 	if (likely(!e))
 		return;
@@ -3162,6 +3193,8 @@ void pn_core_show(struct seq_file *m)
 		   atomic_long_read(&pn_stats.kits_made));
 	seq_printf(m, "clone_restarts: %ld\n",
 		   atomic_long_read(&pn_stats.clone_restarts));
+	seq_printf(m, "records_refused: %ld\n",
+		   atomic_long_read(&pn_stats.records_refused));
 	seq_printf(m, "kits_cached: %u\n", READ_ONCE(pn_nr_kits));
 	seq_printf(m, "blocks_cached: %u\n", READ_ONCE(pn_nr_blocks));
 	seq_printf(m, "entry_reuse: %s\n", PN_REUSE ? "on" : "off (KASAN)");

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -245,6 +246,120 @@ static void do_threads(int n)
 	printf("ok: %d threads\n", n);
 }
 
+/* A line "NAME: N" of /proc/pnotify, or -1 if there is none. */
+static long pnotify_stat(const char *name)
+{
+	FILE *f = fopen("/proc/pnotify", "r");
+	size_t len = strlen(name);
+	char line[128];
+	long n = -1;
+
+	if (!f)
+		fail("open /proc/pnotify: %s", strerror(errno));
+	while (n < 0 && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ':')
+			n = atol(line + len + 1);
+	fclose(f);
+	return n;
+}
+
+/* /proc/pnotify's count of the entries bound: processes' and records. */
+static long tasks_followed(void)
+{
+	long n = pnotify_stat("tasks");
+
+	if (n < 0)
+		fail("no 'tasks:' line in /proc/pnotify");
+	return n;
+}
+
+/* The test build's spin before a record is entered, in us; else 0. */
+static unsigned int delay_record_us(void)
+{
+	FILE *f = fopen("/sys/module/pnotify/parameters/test_delay_record_us", "r");
+	unsigned int us = 0;
+
+	if (f) {
+		if (fscanf(f, "%u", &us) != 1)
+			us = 0;
+		fclose(f);
+	}
+	return us;
+}
+
+/* Waits up to 5 s (grace periods) for tasks_followed() to be @want. */
+static void expect_tasks_followed(const char *what, long want)
+{
+	long got = tasks_followed();
+
+	for (int i = 0; i < 500 && got != want; i++) {
+		usleep(10000);
+		got = tasks_followed();
+	}
+	expect(what, got, want);
+}
+
+/* Threads told to exit together, each after its own delay. */
+static pthread_mutex_t go_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t go_cond = PTHREAD_COND_INITIALIZER;
+static bool go;
+
+static void *thread_exit_after(void *usecs)
+{
+	pthread_mutex_lock(&go_lock);
+	while (!go)
+		pthread_cond_wait(&go_cond, &go_lock);
+	pthread_mutex_unlock(&go_lock);
+	usleep((useconds_t)(uintptr_t)usecs);
+	return NULL;
+}
+
+/*
+ * A subscription's attach gives each thread of the process but the leader a
+ * record for its next fork; a thread's exit takes its record out with no
+ * lock (it has none, it ends nothing), so a record entered as its thread
+ * begins to exit must be refused.  @n times: 4 threads exit 0 to 10 ms
+ * after the process subscribes, as the attach enters their records one
+ * after the other; once they are gone, only the process's entry is left,
+ * no record.  The test build spins before each record is entered
+ * (test_delay_record_us): there the test goes on, up to 20 times longer,
+ * until a record was refused, so the window was reached.  Run with
+ * nothing else followed.
+ */
+static void do_thread_records(int n)
+{
+	bool spins = delay_record_us() > 0;
+	long refused = pnotify_stat("records_refused");
+	unsigned int seed = 1;
+	pthread_t threads[4];
+	int i, t;
+
+	expect_tasks_followed("entries before the test", 0);
+	for (i = 0; i < n || (spins && i < 20 * n &&
+			      pnotify_stat("records_refused") == refused); i++) {
+		go = false;
+		for (t = 0; t < 4; t++)
+			if (pthread_create(&threads[t], NULL, thread_exit_after,
+					   (void *)(uintptr_t)(rand_r(&seed) % 10000)))
+				fail("pthread_create");
+		pthread_mutex_lock(&go_lock);
+		go = true;
+		pthread_cond_broadcast(&go_cond);
+		pthread_mutex_unlock(&go_lock);
+		ctl("subscribe");
+		for (t = 0; t < 4; t++)
+			pthread_join(threads[t], NULL);
+		expect_tasks_followed("entries of the process, its threads gone", 1);
+		ctl("unsubscribe");
+	}
+	expect_tasks_followed("entries once unsubscribed", 0);
+	refused = pnotify_stat("records_refused") - refused;
+	if (spins && !refused)
+		fail("no record refused in %d subscriptions: the window was not reached", i);
+	printf("ok: %d subscriptions of a process as its threads exit, records refused: %ld\n",
+	       i, refused);
+}
+
 static void *thread_sleep(void *arg)
 {
 	pause();
@@ -443,7 +558,8 @@ static void do_storm(int procs, int seconds)
 static void usage(void)
 {
 	fputs("usage: pnotify_test forks|vforks|clone3|spawns|threads|"
-	      "exit-group|drop|fail|chain N\n"
+	      "exit-group|\n"
+	      "                    drop|fail|chain|thread-records N\n"
 	      "       pnotify_test zombie\n"
 	      "       pnotify_test storm PROCS SECONDS\n", stderr);
 	exit(2);
@@ -459,7 +575,7 @@ int main(int argc, char **argv)
 		{ "clone3", do_clone3 },   { "spawns", do_spawns },
 		{ "threads", do_threads }, { "exit-group", do_exit_group },
 		{ "drop", do_drop },	   { "fail", do_fail },
-		{ "chain", do_chain },
+		{ "chain", do_chain },	   { "thread-records", do_thread_records },
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

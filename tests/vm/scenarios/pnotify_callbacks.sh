@@ -2,6 +2,9 @@
 # by a subscriber whose callbacks sleep, allocate and take an rwsem; under
 # each guard, then with the exit's atomic step, leave(), ending half of the
 # subscriptions in the exit hook and handing the other half to exit().
+# A process that subscribes as its threads exit keeps no record of them:
+# the test build spins 1 ms as each record is entered, and the test goes
+# on until a thread began to exit in it, its record refused.
 . /lib/pn/lib.sh
 
 for run in srcu rwsem percpu srcu:leave; do
@@ -18,6 +21,10 @@ for run in srcu rwsem percpu srcu:leave; do
 		pnotify_test $t || pn_fail "$run: pnotify_test $t"
 	done
 	pnotify_test zombie || pn_fail "$run: zombie"
+	! pn_test_build test_delay_record_us ||
+		echo 1000 > /sys/module/pnotify/parameters/test_delay_record_us
+	pnotify_test thread-records "$(pn_scale 100)" ||
+		pn_fail "$run: thread-records"
 	left=$(awk '$1 == "leave:" { print $2 }' /proc/pnotify_testsub)
 	if [ "$leave" = 1 ]; then
 		[ "${left:-0}" -gt 0 ] || pn_fail "$run: no exit came through leave()"
