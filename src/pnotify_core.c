@@ -1187,7 +1187,9 @@ static bool pn_record_add(struct pn_task *e, struct pn_task *rec)
  * Gives @task, a thread of @e's process, a kit for its next child that
  * fits (and @min_nr blocks of @min_room at least), from the cache or made,
  * in place of one that does not: in @e for its leader, else in its
- * record, made if it has none.  Sleeps.  False without memory.
+ * record, made if it has none.  Sleeps.  False without memory; true too
+ * when there is nothing to stock (the entry dead, the thread exiting, its
+ * record refused).
  */
 static bool pn_task_refill(struct pn_task *e, struct task_struct *task,
 			   unsigned int min_nr, size_t min_room)
@@ -1583,7 +1585,8 @@ static struct pnotify_subscriber *pn_task_find_live(struct pn_task *e,
  */
 static void pn_sub_add(struct pn_task *e, struct pnotify_subscriber *sub)
 {
-	sub->threads_base = atomic_read(&e->nr_threads_made) - sub->threads_made;
+	sub->threads_base = atomic_read(&e->nr_threads_made) -
+			    sub->threads_made;
 	sub->entry = e;
 	sub->linked = true;
 	list_add_tail(&sub->task_link, &e->subs);
@@ -1608,7 +1611,8 @@ static void pn_sub_unlinked(struct pn_task *e, struct pnotify_subscriber *sub)
 	const struct signal_struct *sig = e->task->signal;
 
 	sub->linked = false;
-	sub->threads_made = atomic_read(&e->nr_threads_made) - sub->threads_base;
+	sub->threads_made = atomic_read(&e->nr_threads_made) -
+			    sub->threads_base;
 	if (test_bit(PN_EXIT_QUEUED, &e->flags))
 		sub->exit_status = e->exit_status;
 	else if (pn_process_exiting(e) &&
