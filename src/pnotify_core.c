@@ -217,7 +217,7 @@ MODULE_PARM_DESC(test_hold_comm,
 static unsigned int test_delay_return_us;
 module_param(test_delay_return_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_return_us,
-		 "test only: spin (preemptible, never sleeping) in a task work's return path, after it stopped counting in flight");
+		 "test only: spin (preemptible, never sleeping) in a task work's return path, after it stopped counting in flight; in an unload, counted from the end of its drain");
 static unsigned int test_delay_fork_us;
 module_param(test_delay_fork_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_fork_us,
@@ -243,7 +243,7 @@ MODULE_PARM_DESC(test_delay_record_us,
 static unsigned int test_delay_clone_us;
 module_param(test_delay_clone_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_clone_us,
-		 "test only: sleep in a fork sent to the restart, before it makes its kit");
+		 "test only: sleep in a fork sent to the restart, before it makes its kit, until the unload begins at most");
 static unsigned int test_clone_restart;
 module_param(test_clone_restart, uint, 0644);
 MODULE_PARM_DESC(test_clone_restart,
@@ -275,18 +275,36 @@ MODULE_PARM_DESC(test_snapshot_on_stack,
  * with interrupts off (TSC, HPET, ACPI PM; not jiffies), as the fork hook's
  * spin holds tasklist_lock with them off, where other CPUs may wait.
  */
-static void pn_test_spin_us(unsigned int us)
+static void pn_test_spin_us_until(u64 us, const bool *done)
 {
-	u64 end = ktime_get_mono_fast_ns() + (u64)us * NSEC_PER_USEC;
+	u64 end = ktime_get_mono_fast_ns() + us * NSEC_PER_USEC;
 
-	while (ktime_get_mono_fast_ns() < end)
+	while (!(done && READ_ONCE(*done)) && ktime_get_mono_fast_ns() < end)
 		cpu_relax();
 }
 
+static void pn_test_spin_us(unsigned int us)
+{
+	pn_test_spin_us_until(us, NULL);
+}
+
 static bool pn_test_unloading;
+static bool pn_test_unload_drained;
 static DECLARE_WAIT_QUEUE_HEAD(pn_test_unload_wq);
 /* Tasks in a work's return path, past the in-flight count. */
 static atomic_t pn_test_returning = ATOMIC_INIT(0);
+/* How long a return path in an unload may wait for the drain's end. */
+#define PN_TEST_DRAIN_WAIT_US (60 * USEC_PER_SEC)
+
+/*
+ * A restarted fork's sleep ends when the unload begins: the unload finds
+ * it in flight however long the unloads before it took, on any kernel.
+ */
+static void pn_test_clone_sleep(void)
+{
+	wait_event_timeout(pn_test_unload_wq, READ_ONCE(pn_test_unloading),
+			   usecs_to_jiffies(READ_ONCE(test_delay_clone_us)));
+}
 
 /* A held work is in flight when the unload waits for works to drain. */
 static void pn_test_work_end(void)
@@ -298,9 +316,16 @@ static void pn_test_work_end(void)
 	atomic_inc(&pn_test_returning);
 }
 
-/* The rest of the return path drawn out: instructions, never a sleep. */
+/*
+ * The rest of the return path drawn out: instructions, never a sleep.  In
+ * an unload, past the drain's end whenever that comes, so that the text
+ * is still in use as the unload goes on.
+ */
 static void pn_test_work_return(void)
 {
+	if (READ_ONCE(test_delay_return_us) && READ_ONCE(pn_test_unloading))
+		pn_test_spin_us_until(PN_TEST_DRAIN_WAIT_US,
+				      &pn_test_unload_drained);
 	pn_test_spin(return);
 	atomic_dec(&pn_test_returning);
 }
@@ -315,6 +340,7 @@ static void pn_test_drained(void)
 {
 	pr_info("unload: %d tasks in a work's return path after the drain\n",
 		atomic_read(&pn_test_returning));
+	WRITE_ONCE(pn_test_unload_drained, true);
 }
 
 /* Our text is about to go: no task may still be running it. */
@@ -332,6 +358,7 @@ static void pn_test_build_says_so(void)
 #define pn_snapshot_on_stack() PN_SNAPSHOT_ON_STACK
 #define pn_test_clone_restart() false
 #define pn_test_sleep(name) do { } while (0)
+#define pn_test_clone_sleep() do { } while (0)
 #define pn_test_spin(name) do { } while (0)
 static inline void pn_test_work_end(void) { }
 static inline void pn_test_work_return(void) { }
@@ -1987,7 +2014,7 @@ pid_t pn_core_clone_restart(void)
 		refcount_inc(&e->ref);
 		pn_entry_unlock(e);
 	}
-	pn_test_sleep(clone);
+	pn_test_clone_sleep();
 	if (e) {
 		stocked = pn_task_refill(e, current, 0, 0);
 		pn_task_put(e);

@@ -5,7 +5,8 @@
 # build, preempt=full) the works of the process's children (named true)
 # end only once the unload has begun (test_hold_comm), then every work
 # spins, preemptibly, in its return path after it stopped counting as in
-# flight (test_delay_return_us, 1 s): the unload must wait until no task
+# flight (test_delay_return_us, 1 s; for a work ending in the unload, 1 s
+# after the end of the unload's drain): the unload must wait until no task
 # runs pnotify's text any more.  The test build logs how many tasks the
 # drain left in that window (nine rounds in ten at least must have had
 # one) and WARNs if any is still there when the text is about to go; a
