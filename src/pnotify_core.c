@@ -243,7 +243,7 @@ MODULE_PARM_DESC(test_delay_record_us,
 static unsigned int test_delay_clone_us;
 module_param(test_delay_clone_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_clone_us,
-		 "test only: sleep in a fork sent to the restart, before it makes its kit, until the unload begins at most");
+		 "test only: sleep in a fork sent to the restart, before it makes its kit; an unload's beginning cuts it to 500 ms more");
 static unsigned int test_clone_restart;
 module_param(test_clone_restart, uint, 0644);
 MODULE_PARM_DESC(test_clone_restart,
@@ -275,17 +275,12 @@ MODULE_PARM_DESC(test_snapshot_on_stack,
  * with interrupts off (TSC, HPET, ACPI PM; not jiffies), as the fork hook's
  * spin holds tasklist_lock with them off, where other CPUs may wait.
  */
-static void pn_test_spin_us_until(u64 us, const bool *done)
-{
-	u64 end = ktime_get_mono_fast_ns() + us * NSEC_PER_USEC;
-
-	while (!(done && READ_ONCE(*done)) && ktime_get_mono_fast_ns() < end)
-		cpu_relax();
-}
-
 static void pn_test_spin_us(unsigned int us)
 {
-	pn_test_spin_us_until(us, NULL);
+	u64 end = ktime_get_mono_fast_ns() + (u64)us * NSEC_PER_USEC;
+
+	while (ktime_get_mono_fast_ns() < end)
+		cpu_relax();
 }
 
 static bool pn_test_unloading;
@@ -297,13 +292,16 @@ static atomic_t pn_test_returning = ATOMIC_INIT(0);
 #define PN_TEST_DRAIN_WAIT_US (60 * USEC_PER_SEC)
 
 /*
- * A restarted fork's sleep ends when the unload begins: the unload finds
- * it in flight however long the unloads before it took, on any kernel.
+ * A restarted fork's sleep ends when the unload begins, and goes on 500 ms
+ * from there: the unload's drain finds it asleep in flight however long
+ * the unloads before it took, on any kernel.
  */
 static void pn_test_clone_sleep(void)
 {
 	wait_event_timeout(pn_test_unload_wq, READ_ONCE(pn_test_unloading),
 			   usecs_to_jiffies(READ_ONCE(test_delay_clone_us)));
+	if (READ_ONCE(pn_test_unloading))
+		msleep(500);
 }
 
 /* A held work is in flight when the unload waits for works to drain. */
@@ -319,13 +317,19 @@ static void pn_test_work_end(void)
 /*
  * The rest of the return path drawn out: instructions, never a sleep.  In
  * an unload, past the drain's end whenever that comes, so that the text
- * is still in use as the unload goes on.
+ * is still in use as the unload goes on.  Until then it gives way to the
+ * unload at cond_resched(), a preemption (RCU Tasks still waits for it),
+ * where preemption is voluntary.
  */
 static void pn_test_work_return(void)
 {
+	u64 end = ktime_get_mono_fast_ns() +
+		  PN_TEST_DRAIN_WAIT_US * NSEC_PER_USEC;
+
 	if (READ_ONCE(test_delay_return_us) && READ_ONCE(pn_test_unloading))
-		pn_test_spin_us_until(PN_TEST_DRAIN_WAIT_US,
-				      &pn_test_unload_drained);
+		while (!READ_ONCE(pn_test_unload_drained) &&
+		       ktime_get_mono_fast_ns() < end)
+			cond_resched();
 	pn_test_spin(return);
 	atomic_dec(&pn_test_returning);
 }

@@ -102,11 +102,11 @@ if [ -z "${test_build:-}" ]; then
 	exit 0
 fi
 
-# Unloaded while a restart sleeps (counted in flight, until the unload
-# begins) and then spins in its return path (past the count, until 1 s
-# after the drain's end): the unload waits for both, and the fork,
-# restarted without pnotify, goes on.  Neither window depends on how long
-# the unloads take, on a debug kernel in a loaded host too.
+# Unloaded while a restart sleeps (counted in flight, until 500 ms after
+# the unload began) and then spins in its return path (past the count,
+# until 1 s after the drain's end): the unload waits for both, and the
+# fork, restarted without pnotify, goes on.  Neither window depends on how
+# long the unloads take, on a debug kernel in a loaded host too.
 asleep() {
 	grep -l pn_core_clone_restart /proc/[0-9]*/stack 2> /dev/null | grep -q .
 }
