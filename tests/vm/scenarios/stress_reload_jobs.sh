@@ -13,12 +13,7 @@ while [ "$i" -lt "$rounds" ]; do
 	rm -f /tmp/jid
 	jobctl create -- pnotify_test storm 2 2 > /tmp/jid &
 	storm=$!
-	n=0
-	until [ -s /tmp/jid ]; do
-		n=$((n + 1))
-		[ "$n" -lt 100 ] || pn_fail "round $i: no job was created"
-		usleep 50000
-	done
+	pn_wait_file /tmp/jid
 	# The JID is the first line: the storm's own output follows it there
 	# when the host is slow enough for the storm to end first.
 	jid=$(head -n 1 /tmp/jid)
