@@ -228,16 +228,20 @@ grep -q 'Required key not available' /tmp/jobkey_none.out ||
 jobctl kill -KILL "$jid_d"
 pn_wait_job_gone "$jid_d"
 
-# The job ends: a handle kept by an outsider (root, the owner) reads revoked.
+# The job ends: a handle kept by an outsider (root, the owner) reads revoked,
+# and the key in it, which the owner possessed through that handle (its
+# user permissions are view only), no longer reads.
 holder=$(keyctl newring holder @u)
 keyctl link "$serial" "$holder" || pn_fail "the owner cannot keep a link to the keyring"
+keyctl print "$kid" > /tmp/key.out 2>&1 ||
+	pn_fail "the owner cannot read the key through its link: $(cat /tmp/key.out)"
 jobctl kill -KILL "$jid_a"
 pn_wait_job_gone "$jid_a"
 keyctl list "$serial" > /tmp/revoked.out 2>&1 && pn_fail "the keyring still reads after the job ended"
 grep -q 'revoked' /tmp/revoked.out || pn_fail "not revoked: $(cat /tmp/revoked.out)"
+keyctl print "$kid" > /tmp/key.out 2>&1 &&
+	pn_fail "the key still reads through the owner's link after the job ended"
 keyctl unlink "$holder" @u > /dev/null
-sleep 2
-keyctl print "$kid" > /tmp/key.out 2>&1 && pn_fail "the key still reads after the job ended"
 jobctl kill -KILL "$jid_b"
 
 # From here on, revoked keys are collected at once.
