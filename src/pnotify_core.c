@@ -922,41 +922,65 @@ static void pn_dead_recycle(struct pn_task *dead)
 }
 
 /*
- * The caches' kits and blocks, which memory pressure may take back: a fork
- * that then finds none makes its kit in its restart (pn_core_clone()).
+ * The caches' kits and blocks, which memory pressure may take back, all
+ * but PN_KITS_LOW kits: without them exits would leave the hook for their
+ * works, and forks restart to make their kits (pn_core_clone_restart()).
  */
 static unsigned long pn_caches_count(struct shrinker *shrinker,
 				     struct shrink_control *sc)
 {
-	return READ_ONCE(pn_nr_kits) + READ_ONCE(pn_nr_blocks);
+	unsigned int kits = READ_ONCE(pn_nr_kits);
+
+	return (kits > PN_KITS_LOW ? kits - PN_KITS_LOW : 0) +
+	       READ_ONCE(pn_nr_blocks);
 }
 
-static unsigned long pn_caches_scan(struct shrinker *shrinker,
-				    struct shrink_control *sc)
+/* Takes @max at most off the caches; pn_kits_lock held. */
+static unsigned long pn_caches_take(unsigned long max, struct pn_task **kits,
+				    struct pnotify_subscriber **blocks)
 {
-	struct pnotify_subscriber *blocks = NULL, *b;
-	struct pn_task *kits = NULL, *kit;
-	unsigned long n = 0, flags;
+	struct pnotify_subscriber *b;
+	struct pn_task *kit;
+	unsigned long n;
 
-	raw_spin_lock_irqsave(&pn_kits_lock, flags);
-	for (; n < sc->nr_to_scan && pn_kits; n++) {
+	for (n = 0; n < max && pn_nr_kits > PN_KITS_LOW; n++) {
 		kit = pn_kits;
 		pn_kits = kit->kit;
 		pn_nr_kits--;
-		kit->kit = kits;
-		kits = kit;
+		kit->kit = *kits;
+		*kits = kit;
 	}
-	for (; n < sc->nr_to_scan && pn_blocks; n++) {
+	for (; n < max && pn_blocks; n++) {
 		b = pn_blocks;
 		pn_blocks = b->fork_parent;
 		pn_nr_blocks--;
-		b->fork_parent = blocks;
-		blocks = b;
+		b->fork_parent = *blocks;
+		*blocks = b;
 	}
-	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
-	pn_entry_free(kits);
-	pn_blocks_free(blocks);
-	return n ?: SHRINK_STOP;
+	return n;
+}
+
+/* A few a section of the cache lock, which the clone hook spins on. */
+static unsigned long pn_caches_scan(struct shrinker *shrinker,
+				    struct shrink_control *sc)
+{
+	struct pnotify_subscriber *blocks;
+	unsigned long freed = 0, n, flags;
+	struct pn_task *kits;
+
+	do {
+		kits = NULL;
+		blocks = NULL;
+		raw_spin_lock_irqsave(&pn_kits_lock, flags);
+		n = pn_caches_take(min_t(unsigned long, PN_RECYCLE_BATCH,
+					 sc->nr_to_scan - freed),
+				   &kits, &blocks);
+		raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+		pn_entry_free(kits);
+		pn_blocks_free(blocks);
+		freed += n;
+	} while (n && freed < sc->nr_to_scan);
+	return freed ?: SHRINK_STOP;
 }
 
 static struct shrinker *pn_caches_shrinker;

@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "../userspace/job.h"
+#include "kit_cache.h"
 
 #define CHILD_STATUS	7
 #define SIGNALLED_RUNS	20
@@ -267,6 +268,7 @@ static long kits_cached(void)
 static int drain_kits(void)
 {
 	loop_pid = getpid();
+	shrink_kit_cache();
 	for (int i = 0; i < MAX_DRAIN && kits_cached() > 0; i++) {
 		pid_t pid = fork();
 

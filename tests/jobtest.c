@@ -51,6 +51,7 @@
 
 #include "../userspace/job.h"
 #include "../include/uapi/job.h"
+#include "kit_cache.h"
 
 #define UNPRIVILEGED_ID		1000
 #define LEADER_EXIT_STATUS	7	/* a leader's status when released */
@@ -3519,6 +3520,7 @@ static void run_fork_burst(const struct job_leader *self, void *arg)
 	 * child lives; an exit elsewhere may top the cache up meanwhile.
 	 */
 	fflush(NULL);
+	shrink_kit_cache();
 	do {
 		fork_sleepers(&burst->pids[burst->nr_pids], BURST_DRAIN_STEP,
 			      &burst->err);

@@ -24,8 +24,8 @@ if grep -q '^entry_reuse: on$' /proc/pnotify; then
 		i=$((i + 1))
 	done
 	pn_unload pnotify_testsub
-	grep -q '^blocks_cached: 256$' /proc/pnotify ||
-		pn_fail "300 ended subscriptions left $(grep blocks_cached /proc/pnotify), not 256"
+	grep -q '^blocks_cached: 300$' /proc/pnotify ||
+		pn_fail "300 ended subscriptions left $(grep blocks_cached /proc/pnotify), not 300"
 fi
 pn_load job
 kits_made() {
