@@ -264,14 +264,27 @@ static long kits_cached(void)
 	return n;
 }
 
-/* Forks kept children until pnotify's kit cache is empty. */
+/*
+ * Forks kept children until pnotify's kit cache is empty, shrinking it
+ * whenever it holds more than its shrinker leaves: the entries of children
+ * reaped before come back to it a grace period later.
+ */
 static int drain_kits(void)
 {
-	loop_pid = getpid();
-	shrink_kit_cache();
-	for (int i = 0; i < MAX_DRAIN && kits_cached() > 0; i++) {
-		pid_t pid = fork();
+	long cached;
 
+	loop_pid = getpid();
+	for (int i = 0; (cached = kits_cached()) > 0; i++) {
+		pid_t pid;
+
+		if (i == MAX_DRAIN) {
+			fprintf(stderr, "forkways: %ld kits still cached after %d forks\n",
+				cached, MAX_DRAIN);
+			return 1;
+		}
+		if (cached > KITS_SHRINK_LEAVES)
+			shrink_kit_cache();
+		pid = fork();
 		if (pid == 0)
 			child_main();
 		if (child_done(pid, "fork"))

@@ -3520,8 +3520,10 @@ static void run_fork_burst(const struct job_leader *self, void *arg)
 	 * child lives; an exit elsewhere may top the cache up meanwhile.
 	 */
 	fflush(NULL);
-	shrink_kit_cache();
+	burst->kits_cached = pnotify_stat("kits_cached");
 	do {
+		if (burst->kits_cached > KITS_SHRINK_LEAVES)
+			shrink_kit_cache();
 		fork_sleepers(&burst->pids[burst->nr_pids], BURST_DRAIN_STEP,
 			      &burst->err);
 		burst->nr_pids += BURST_DRAIN_STEP;

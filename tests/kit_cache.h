@@ -12,7 +12,14 @@
 #include <stdio.h>
 #include <unistd.h>
 
-/* Best effort: without it, a drain may take a fork per kit kept. */
+/* The kits pnotify's shrinker leaves (its PN_KITS_LOW). */
+#define KITS_SHRINK_LEAVES	16
+
+/*
+ * Best effort: without it, a drain may take a fork per kit kept.  Every
+ * slab cache of the system is shrunk, and the kernel logs a line: callers
+ * shrink only a cache that holds more than KITS_SHRINK_LEAVES.
+ */
 static inline void shrink_kit_cache(void)
 {
 	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);

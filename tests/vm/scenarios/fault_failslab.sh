@@ -85,6 +85,8 @@ checks=$(sed -n 's/.* ran=\([0-9]*\).*/\1/p' /tmp/out)
 # and every fork after restarts to make its kit, under the same failures.  Some of those fail (ENOMEM, counted as pnotify's fork
 # failures); every other fork returns once, its child in the job.
 failures=$(sed -n 's/^fork_failures: //p' /proc/pnotify)
+# Its forks must empty the cache before any restarts: first shrink it.
+echo 2 > /proc/sys/vm/drop_caches
 echo 2 > "$F/probability"
 jobctl create -- forkways 200 failslab keep > /tmp/out 2>&1
 echo 0 > "$F/probability"
