@@ -613,6 +613,7 @@ static int kb_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 	 */
 	mutex_lock(&kb_lock);
 	if (!sub->data) {
+		/* Read locklessly, as kb_join_restart()'s is. */
 		smp_store_release(&sub->data, join);
 		join = NULL;
 	}
