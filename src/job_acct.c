@@ -72,6 +72,20 @@ static void job_sums_add_reaped(struct job_sums *sums,
 }
 
 /*
+ * Adds @task's CPU time as virtual time accounting keeps it (a nohz_full
+ * CPU): apart, so that the common path of job_sums_read_ended() has no
+ * address taken on its stack, and no stack canary to check.
+ */
+static noinline void job_sums_add_vtime(struct job_sums *sums,
+					struct task_struct *task)
+{
+	u64 utime, stime;
+
+	task_cputime_adjusted(task, &utime, &stime);
+	job_sums_add_cputime(sums, utime, stime, utime + stime);
+}
+
+/*
  * Reads into @sums what the exiting current, ending its process, and the
  * threads of its process reaped before it used, past exit_mm(): in its
  * exit hook, preemption disabled.  False when other threads of it are
@@ -91,17 +105,14 @@ bool job_sums_read_ended(struct job_sums *sums)
 	struct task_struct *task = current;
 	struct signal_struct *sig = task->signal;
 	unsigned int seq = pn_read_seqbegin_nowait(&sig->stats_lock);
-	u64 utime, stime;
 
 	if ((seq & 1) || READ_ONCE(sig->nr_threads) != 1)
 		return false;
-	if (vtime_accounting_enabled_this_cpu()) {
-		task_cputime_adjusted(task, &utime, &stime);
-		job_sums_add_cputime(sums, utime, stime, utime + stime);
-	} else {
+	if (vtime_accounting_enabled_this_cpu())
+		job_sums_add_vtime(sums, task);
+	else
 		job_sums_add_cputime(sums, task->utime, task->stime,
 				     task->se.sum_exec_runtime);
-	}
 	job_sums_add_io(sums, &task->ioac);
 	job_sums_add_reaped(sums, sig);
 	return !read_seqretry(&sig->stats_lock, seq);
@@ -181,15 +192,6 @@ static void job_cputime(struct job *job, const struct job_sums *sums,
 	*utime = job->reported_utime_ns;
 	*stime = job->reported_stime_ns;
 	raw_spin_unlock_irq(&job->lock);
-}
-
-void job_sums_fold(struct job_sums *sums, const struct job_sums *more)
-{
-	job_sums_add_cputime(sums, more->user_ticks_ns, more->sys_ticks_ns,
-			     more->runtime_ns);
-	sums->read_bytes += more->read_bytes;
-	sums->write_bytes += more->write_bytes;
-	sums->maxrss_kb = max(sums->maxrss_kb, more->maxrss_kb);
 }
 
 /* A job's accounting so far: what its members used is read unlocked. */

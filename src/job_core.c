@@ -199,10 +199,13 @@ void *job_lock_with_room(struct job *job, const unsigned int *count,
 
 /*
  * Adds the process of @task to @job's list as @m, counting @tasks tasks
- * run in it.  lock held; any context.
+ * run in it.  lock held; any context.  Inline: in the fork hook, a call
+ * costs as much as the body.
  */
-static void job_member_add_locked(struct job *job, struct job_member *m,
-				  struct task_struct *task, unsigned int tasks)
+static __always_inline void job_member_add_locked(struct job *job,
+						  struct job_member *m,
+						  struct task_struct *task,
+						  unsigned int tasks)
 {
 	lockdep_assert_held(&job->lock);
 	m->tgid = get_pid(task_tgid(task));

@@ -11,6 +11,7 @@
 #include <linux/capability.h>
 #include <linux/hashtable.h>
 #include <linux/list.h>
+#include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/signal.h>
@@ -124,7 +125,18 @@ long job_ioc_killjid(void *arg);
 /* job_acct.c */
 void job_sums_add_process(struct job_sums *sums, struct task_struct *task);
 bool job_sums_read_ended(struct job_sums *sums);
-void job_sums_fold(struct job_sums *sums, const struct job_sums *more);
+
+/* Adds @more to @sums; inline: a member's exit folds its sums in its hook. */
+static inline void job_sums_fold(struct job_sums *sums,
+				 const struct job_sums *more)
+{
+	sums->user_ticks_ns += more->user_ticks_ns;
+	sums->sys_ticks_ns += more->sys_ticks_ns;
+	sums->runtime_ns += more->runtime_ns;
+	sums->read_bytes += more->read_bytes;
+	sums->write_bytes += more->write_bytes;
+	sums->maxrss_kb = max(sums->maxrss_kb, more->maxrss_kb);
+}
 struct job_record *job_final_record(struct job *job);
 struct job_record *job_keep_record_locked(struct job_record *rec);
 void job_free_records(void);

@@ -1681,8 +1681,10 @@ static struct pnotify_subscriber *pn_task_find_live(struct pn_task *e,
 /*
  * Links @sub to @e (locked).  Threads made while it is linked are counted
  * from here, after those counted before it was linked again (leave()).
+ * Inline: in the fork hook, a call costs as much as the body.
  */
-static void pn_sub_add(struct pn_task *e, struct pnotify_subscriber *sub)
+static __always_inline void pn_sub_add(struct pn_task *e,
+				       struct pnotify_subscriber *sub)
 {
 	sub->threads_base = atomic_read(&e->nr_threads_made) -
 			    sub->threads_made;
@@ -2423,9 +2425,10 @@ EXPORT_SYMBOL_NS_GPL(pn_core_dispatch_exec, PNOTIFY_INTERNAL);
 /*
  * Unlinks every subscription of @e (locked) onto @ended, whence the caller
  * takes each off (pn_sub_take_ended()) and drops its link's reference once
- * unlocked.
+ * unlocked.  Inline: in the exit hook, a call costs as much as the body.
  */
-static void pn_task_unlink_all(struct pn_task *e, struct list_head *ended)
+static __always_inline void pn_task_unlink_all(struct pn_task *e,
+					       struct list_head *ended)
 {
 	struct pnotify_subscriber *sub;
 
