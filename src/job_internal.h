@@ -137,6 +137,7 @@ static inline void job_sums_fold(struct job_sums *sums,
 	sums->write_bytes += more->write_bytes;
 	sums->maxrss_kb = max(sums->maxrss_kb, more->maxrss_kb);
 }
+
 struct job_record *job_final_record(struct job *job);
 struct job_record *job_keep_record_locked(struct job_record *rec);
 void job_free_records(void);
