@@ -291,9 +291,11 @@ def icount_stats(rows, op, cfgs, base):
     spread of the instructions ((largest - smallest) / median) and the
     per-round ratios against base."""
     # Only the boots that measured the base: each table compares within a
-    # boot.
+    # boot.  A run without the base (a comparison of two builds, which
+    # measures no pids cgroup for a kill) still lists its counts.
     boots = {r['run'].split(':')[0] for r in rows
-             if r['op'] == op and r['cfg'] == base}
+             if r['op'] == op and r['cfg'] == base} or \
+        {r['run'].split(':')[0] for r in rows if r['op'] == op}
     by_cfg = defaultdict(dict)
     for r in rows:
         if r['op'] == op and r['run'].split(':')[0] in boots:
