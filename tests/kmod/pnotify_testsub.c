@@ -21,6 +21,12 @@
  * processes with an even tgid there and asks for exit() for the others, so
  * that both ends are seen; "leave: N" counts its calls.
  *
+ * With data_bytes=N it also registers testsub_data, whose N bytes of data
+ * a subscription pnotify provides (data_size): "subscribe-data [PID]"
+ * subscribes the writer (or PID), children kept.  Each child's inherit()
+ * counts a byte of it found set ("data dirty"), then sets them all, so that
+ * a block used again comes back dirty unless the fork zeroes it.
+ *
  * Every subscription's data stays on a list until unload, marked by its
  * exit callback (or the leave() that ended it): at unload, after pnotify_unregister(), each must have had
  * exactly one (counted in "unbalanced" otherwise, with a WARN), and the
@@ -37,6 +43,7 @@
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <pnotify.h>
 #include "kmod_proc.h"
 
@@ -51,6 +58,10 @@ MODULE_PARM_DESC(init_all, "subscribe every task running at load time");
 static bool leave;
 module_param(leave, bool, 0444);
 MODULE_PARM_DESC(leave, "end the exits of even pids in the atomic leave() step");
+
+static unsigned int data_bytes;
+module_param(data_bytes, uint, 0444);
+MODULE_PARM_DESC(data_bytes, "bytes of data pnotify provides to testsub_data (0: not registered)");
 
 enum testsub_mode { TESTSUB_KEEP, TESTSUB_DROP, TESTSUB_FAIL };
 
@@ -71,7 +82,7 @@ struct testsub_data {
 static DECLARE_RWSEM(testsub_rwsem);
 static atomic_long_t nr_fork, nr_exec, nr_exit, nr_unsub, nr_init;
 static atomic_long_t nr_live, nr_foreign, nr_unbalanced, nr_leave, nr_call;
-static atomic_long_t nr_threads;
+static atomic_long_t nr_threads, nr_data_inherit, nr_data_dirty;
 static LIST_HEAD(testsub_all);
 static DEFINE_SPINLOCK(testsub_all_lock);
 
@@ -214,6 +225,39 @@ static struct pnotify_events testsub_events = {
 	.exit = testsub_exit,
 };
 
+/* In the fork hook: the child's data must come zeroed; it leaves it set. */
+static int testsub_data_inherit(struct task_struct *child,
+				struct pnotify_subscriber *sub,
+				struct pnotify_subscriber *parent)
+{
+	atomic_long_inc(&nr_data_inherit);
+	if (memchr_inv(sub->data, 0, data_bytes))
+		atomic_long_inc(&nr_data_dirty);
+	memset(sub->data, 0xa5, data_bytes);
+	return 0;
+}
+
+/* Ends every exit in the hook, whose blocks are used again at once. */
+static int testsub_data_leave(struct task_struct *task,
+			      struct pnotify_subscriber *sub)
+{
+	return 0;
+}
+
+/* Nothing to free: pnotify owns the data. */
+static void testsub_data_exit(struct task_struct *task,
+			      struct pnotify_subscriber *sub)
+{
+}
+
+static struct pnotify_events testsub_data_events = {
+	.module = THIS_MODULE,
+	.name = "testsub_data",
+	.inherit = testsub_data_inherit,
+	.leave = testsub_data_leave,
+	.exit = testsub_data_exit,
+};
+
 static int testsub_show(struct seq_file *m, void *v)
 {
 	struct pnotify_subscriber *sub;
@@ -235,6 +279,10 @@ static int testsub_show(struct seq_file *m, void *v)
 	seq_printf(m, "leave: %ld\n", atomic_long_read(&nr_leave));
 	seq_printf(m, "call: %ld\n", atomic_long_read(&nr_call));
 	seq_printf(m, "threads: %ld\n", atomic_long_read(&nr_threads));
+	if (data_bytes)
+		seq_printf(m, "data inherit: %ld\ndata dirty: %ld\n",
+			   atomic_long_read(&nr_data_inherit),
+			   atomic_long_read(&nr_data_dirty));
 	return 0;
 }
 
@@ -289,12 +337,15 @@ static int testsub_command(char *cmd)
 	if (!strcmp(verb, "mode"))
 		return testsub_set_mode(arg);
 	if (strcmp(verb, "subscribe") && strcmp(verb, "unsubscribe") &&
-	    strcmp(verb, "call"))
+	    strcmp(verb, "call") &&
+	    (strcmp(verb, "subscribe-data") || !data_bytes))
 		return -EINVAL;
 	task = testsub_target(arg);
 	if (IS_ERR(task))
 		return PTR_ERR(task);
-	if (!strcmp(verb, "unsubscribe")) {
+	if (!strcmp(verb, "subscribe-data")) {
+		err = pnotify_subscribe(task, &testsub_data_events, NULL);
+	} else if (!strcmp(verb, "unsubscribe")) {
 		err = pnotify_unsubscribe(task, &testsub_events);
 	} else if (!strcmp(verb, "call")) {
 		err = pnotify_call(task, &testsub_events, testsub_call);
@@ -333,7 +384,17 @@ static int __init testsub_module_init(void)
 	err = pnotify_register(&testsub_events);
 	if (err)
 		return err;
+	if (data_bytes) {
+		testsub_data_events.data_size = data_bytes;
+		err = pnotify_register(&testsub_data_events);
+		if (err) {
+			pnotify_unregister(&testsub_events);
+			return err;
+		}
+	}
 	if (!proc_create("pnotify_testsub", 0644, NULL, &testsub_proc_ops)) {
+		if (data_bytes)
+			pnotify_unregister(&testsub_data_events);
 		pnotify_unregister(&testsub_events);
 		return -ENOMEM;
 	}
@@ -370,6 +431,8 @@ static void testsub_check_balance(void)
 static void __exit testsub_module_exit(void)
 {
 	remove_proc_entry("pnotify_testsub", NULL);
+	if (data_bytes)
+		pnotify_unregister(&testsub_data_events);
 	pnotify_unregister(&testsub_events);
 	testsub_check_balance();
 }
