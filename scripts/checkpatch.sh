@@ -17,7 +17,7 @@ if [ ! -f "$cp" ]; then
 	fi
 fi
 cd "$top"
-files=$(git ls-files 'src/*.[ch]' 'include/*.h' 'tests/kmod/*.[ch]')
+files=$(git ls-files 'src/*.[chS]' 'include/*.h' 'tests/kmod/*.[chS]')
 # shellcheck disable=SC2086
 out=$(perl "$cp" --no-tree --terse --show-types -f $files 2>&1 || true)
 echo "$out" | grep -E 'ERROR|WARNING' || true

@@ -27,6 +27,10 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child);
 void pn_core_exec(struct task_struct *task);
 void pn_core_exit(struct task_struct *task);
 
+/* attach_pid()'s direct call, in pnotify_fork_tramp.S, and what it calls. */
+void pn_fork_tramp(void);
+void pn_fork_direct_call(struct task_struct *child);
+
 /*
  * Holds on the hooks keep them armed: one per subscription prepared and
  * one per task followed.  pn_hooks_get() arms them if needed and holds

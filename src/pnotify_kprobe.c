@@ -12,6 +12,13 @@
  * only to find each function's ftrace site in vmlinux (a module's function
  * of the same name, a livepatch's copy, is not hooked).
  *
+ * attach_pid() itself gets a direct call where ftrace has them (x86-64,
+ * from 6.0: see wrapper/ftrace.h): its site calls pnotify_fork_tramp.S,
+ * which returns at once from the three calls a fork makes for other pid
+ * types, with no ftrace trampoline and no callback.  ftrace allows one
+ * direct call on a function: while another holds it (a BPF trampoline),
+ * attach_pid() joins the ops.
+ *
  * The handlers run the core with preemption disabled, on PREEMPT_RT too,
  * whatever the hooked function's caller holds: the core may take only raw
  * spinlocks and bit locks there, never allocates, and queues task works
@@ -33,7 +40,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -57,10 +63,23 @@ MODULE_PARM_DESC(sync, "reader/writer guard: rwsem, percpu or srcu (default)");
  * PREEMPT_RT): nothing here may sleep, allocate, or signal the usual way.
  * (change_pid() attaches the other pid types.)
  */
-static void notrace pn_hook_fork(struct pn_ftrace_regs *regs)
+static void notrace pn_hook_fork(struct task_struct *child)
 {
-	pn_core_fork(current, (struct task_struct *)pn_ftrace_arg(regs, 0));
+	pn_core_fork(current, child);
 }
+
+/*
+ * From pn_fork_tramp, for attach_pid(@child, PIDTYPE_PID).  Preemptible
+ * on PREEMPT_RT.  The direct call may stay while the hooks are disarmed
+ * (see pn_hooks_unregister()): the core then finds nothing followed.
+ */
+void notrace pn_fork_direct_call(struct task_struct *child)
+{
+	preempt_disable_notrace();
+	pn_hook_fork(child);
+	preempt_enable_notrace();
+}
+static_assert(PIDTYPE_PID == 0, "pnotify_fork_tramp.S tests the type for 0");
 
 /*
  * setup_new_exec(bprm): called by every binary format once exec is past
@@ -140,14 +159,24 @@ static struct ftrace_ops pn_clone_ops = {
 	.flags = PN_FTRACE_IPMODIFY_FLAGS,
 };
 
+/* attach_pid()'s direct call's. */
+static struct ftrace_ops pn_fork_direct_ops = PN_FTRACE_DIRECT_OPS;
+
 static struct pn_hook {
 	const char *name;	/* of the tracepoint, or of the function */
 	void *probe;		/* a tracepoint's; NULL: a function's hook */
 	struct ftrace_ops *ops;	/* a function's */
+	void (*direct)(void);	/* a function's direct call, if it has one */
+	struct ftrace_ops *direct_ops;
 	struct tracepoint *tp;	/* found at load */
 	unsigned long site;	/* a function's ftrace site, found at load */
+	/* Under pn_arm_lock: whether the direct call, or ops, hooks it. */
+	bool direct_on;
+	bool in_ops;
 } pn_hooks[PN_NR_HOOKS] __read_mostly = {
-	[PN_HOOK_FORK] = { "attach_pid", .ops = &pn_ops },
+	[PN_HOOK_FORK] = { "attach_pid", .ops = &pn_ops,
+			   .direct = PN_FTRACE_DIRECT ? pn_fork_tramp : NULL,
+			   .direct_ops = &pn_fork_direct_ops },
 	[PN_HOOK_EXEC] = { "setup_new_exec", .ops = &pn_ops },
 	[PN_HOOK_EXIT] = { "sched_process_exit", pn_probe_exit },
 	[PN_HOOK_CLONE] = { "kernel_clone", .ops = &pn_clone_ops },
@@ -169,7 +198,7 @@ static void notrace pn_hook_call(unsigned long ip, unsigned long parent_ip,
 		return;
 	preempt_disable_notrace();
 	if (fork)
-		pn_hook_fork(regs);
+		pn_hook_fork((struct task_struct *)pn_ftrace_arg(regs, 0));
 	else if (ip == pn_hooks[PN_HOOK_CLONE].site)
 		pn_hook_clone(regs);
 	else if (ip == pn_hooks[PN_HOOK_EXEC].site)
@@ -305,27 +334,113 @@ static int pn_clone_arm(void)
 	return err;
 }
 
+/*
+ * Hooks @hook's function with its direct call, or else through its ops.
+ * After pn_ops_arm(), which says if ftrace is off (busy then means taken),
+ * and pn_clone_arm(): an arming refused there leaves no direct call that
+ * would stay registered.  Nothing is followed until the arming ends, so a
+ * function moved between the direct call and the ops meanwhile misses no
+ * fork that matters.  A function that joined the ops tries its direct
+ * call again at the next arming, where the ops' functions may change
+ * while it is registered.  pn_arm_lock held.
+ */
+static int pn_direct_arm(struct pn_hook *hook)
+{
+	int err;
+
+	if (hook->direct_on)
+		return 0;
+	if (hook->in_ops) {
+		if (!PN_FTRACE_CAN_MUTE ||
+		    ftrace_set_filter_ip(hook->ops, hook->site, 1, 0))
+			return 0;
+		WRITE_ONCE(hook->in_ops, false);
+	}
+	err = pn_ftrace_direct_register(hook->direct_ops,
+					(unsigned long)hook->direct);
+	if (!err) {
+		hook->direct_on = true;
+		return 0;
+	}
+	if (err == -EBUSY)
+		pr_info_ratelimited("another ftrace user holds %s() for itself (a BPF trampoline?): hooked through an ftrace_ops, a little slower\n",
+				    hook->name);
+	else if (err != -EOPNOTSUPP)
+		pr_info_ratelimited("cannot call %s() directly (error %d): hooked through an ftrace_ops\n",
+				    hook->name, err);
+	err = ftrace_set_filter_ip(hook->ops, hook->site, 0, 0);
+	WRITE_ONCE(hook->in_ops, !err);
+	return err;
+}
+
+/* Waits for RCU Tasks.  pn_arm_lock held. */
+static int pn_direct_unregister(struct pn_hook *hook)
+{
+	int err = pn_ftrace_direct_unregister(hook->direct_ops,
+					      (unsigned long)hook->direct);
+
+	hook->direct_on = !!err;
+	return err;
+}
+
+/*
+ * Unregisters kernel_clone()'s ops and the direct calls where that is safe
+ * (it waits for RCU Tasks); elsewhere, or if it fails, they stay until the
+ * unload.  pn_arm_lock held.
+ */
+static void pn_hooks_unregister(void)
+{
+	unsigned int i;
+	int err;
+
+	if (!PN_FTRACE_CAN_UNREGISTER)
+		return;
+	if (pn_clone_registered) {
+		err = unregister_ftrace_function(&pn_clone_ops);
+		if (err)
+			pr_warn_ratelimited("cannot unhook kernel_clone() (error %d)\n",
+					    err);
+		pn_clone_registered = !!err;
+	}
+	for (i = 0; i < PN_NR_HOOKS; i++) {
+		if (!pn_hooks[i].direct_on)
+			continue;
+		err = pn_direct_unregister(&pn_hooks[i]);
+		if (err)
+			pr_warn_ratelimited("cannot unhook %s() (error %d)\n",
+					    pn_hooks[i].name, err);
+	}
+}
+
 /* pn_arm_lock held. */
 static int pn_hooks_arm(void)
 {
+	unsigned int i;
 	int err = pn_probes_register();
 
 	if (err)
 		return err;
 	err = pn_ops_arm();
-	if (!err) {
-		err = pn_clone_arm();
-		/* Where they cannot be muted, they find nothing to follow. */
-		if (err && PN_FTRACE_CAN_MUTE && pn_functions_mute(true))
-			pr_warn_ratelimited("cannot mute the hooked functions again: they run, and find nothing to follow\n");
-	}
-	/* Until the unload, a probe removed may still run. */
+	if (err)
+		goto out_probes;
+	err = pn_clone_arm();
+	for (i = 0; i < PN_NR_HOOKS && !err; i++)
+		if (pn_hooks[i].direct)
+			err = pn_direct_arm(&pn_hooks[i]);
 	if (err) {
-		pn_probes_unregister(PN_NR_HOOKS);
-		return err;
+		/* Where they cannot be muted, they find nothing to follow. */
+		if (PN_FTRACE_CAN_MUTE && pn_functions_mute(true))
+			pr_warn_ratelimited("cannot mute the hooked functions again: they run, and find nothing to follow\n");
+		pn_hooks_unregister();
+		goto out_probes;
 	}
 	WRITE_ONCE(pn_hooks_armed, true);
 	return 0;
+
+out_probes:
+	/* Until the unload, a probe removed may still run. */
+	pn_probes_unregister(PN_NR_HOOKS);
+	return err;
 }
 
 static void pn_arm_work_fn(struct work_struct *work)
@@ -417,14 +532,7 @@ static void pn_hooks_idle(struct work_struct *work)
 		if (err)
 			pr_warn_ratelimited("cannot mute the hooked functions (error %d)\n",
 					    err);
-		/* Waits for RCU Tasks; a failure leaves it to the unload. */
-		if (PN_FTRACE_CAN_UNREGISTER) {
-			err = unregister_ftrace_function(&pn_clone_ops);
-			if (err)
-				pr_warn_ratelimited("cannot unhook kernel_clone() (error %d)\n",
-						    err);
-			pn_clone_registered = !!err;
-		}
+		pn_hooks_unregister();
 		pn_probes_unregister(PN_NR_HOOKS);
 		WRITE_ONCE(pn_hooks_armed, false);
 	}
@@ -451,26 +559,6 @@ void pn_hooks_put(void)
 }
 
 /*
- * The ftrace site of vmlinux's @function, found as a kprobe on it would be
- * placed (past an IBT landing pad); 0 if there is none.
- */
-static unsigned long pn_ftrace_site(const char *function)
-{
-	struct kprobe kp = {
-		.symbol_name = function,
-		.flags = KPROBE_FLAG_DISABLED,
-	};
-	unsigned long site = 0;
-
-	if (register_kprobe(&kp))
-		return 0;
-	if (kprobe_ftrace(&kp))
-		site = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
-	return site;
-}
-
-/*
  * Empties the filters and the notrace list, which frees them (5.10 does
  * not export ftrace_free_filter()); each fails only without memory, or
  * with ftrace shut down, and then leaks its list.
@@ -487,6 +575,7 @@ static void pn_hooks_unfilter(void)
 	err = ftrace_set_notrace(&pn_ops, NULL, 0, 1);
 	if (err)
 		pr_warn("cannot free the hooks' notrace list (error %d)\n", err);
+	pn_ftrace_direct_unfilter(&pn_fork_direct_ops);
 }
 
 static void pn_tracepoint_match(struct tracepoint *tp, void *hook)
@@ -505,8 +594,12 @@ static int pn_hook_find(struct pn_hook *hook)
 		return hook->tp ? 0 : -ENOENT;
 	}
 	hook->site = pn_ftrace_site(hook->name);
-	return hook->site ? ftrace_set_filter_ip(hook->ops, hook->site, 0, 0) :
-			    -ENOENT;
+	if (!hook->site)
+		return -ENOENT;
+	/* A direct call joins the ops only if it is refused. */
+	if (hook->direct)
+		return pn_ftrace_direct_filter(hook->direct_ops, hook->site);
+	return ftrace_set_filter_ip(hook->ops, hook->site, 0, 0);
 }
 
 /* Installed disarmed: pn_hooks_get() arms them. */
@@ -539,7 +632,8 @@ static int pn_hooks_install(void)
  */
 static void pn_hooks_remove(void)
 {
-	int err = 0, clone_err = 0;
+	int err = 0, clone_err = 0, direct_err = 0;
+	unsigned int i;
 
 	mutex_lock(&pn_arm_lock);
 	if (pn_hooks_armed)
@@ -551,8 +645,12 @@ static void pn_hooks_remove(void)
 	if (pn_clone_registered)
 		clone_err = unregister_ftrace_function(&pn_clone_ops);
 	pn_clone_registered = false;
+	for (i = 0; i < PN_NR_HOOKS; i++)
+		if (pn_hooks[i].direct_on)
+			direct_err = pn_direct_unregister(&pn_hooks[i]) ?:
+				     direct_err;
 	mutex_unlock(&pn_arm_lock);
-	err = err ?: clone_err;
+	err = err ?: clone_err ?: direct_err;
 	if (WARN_ON(err)) {
 		pr_emerg("ftrace cannot unhook fork, exec and exit (error %d): this unload waits for ever, since freeing pnotify would leave them calling freed code; reboot\n",
 			 err);
@@ -571,7 +669,9 @@ static int pn_proc_show(struct seq_file *m, void *v)
 
 	for (i = 0; i < PN_NR_HOOKS; i++)
 		seq_printf(m, "hook: %s %s %s\n", pn_hooks[i].name,
-			   pn_hooks[i].probe ? "tracepoint" : "ftrace",
+			   pn_hooks[i].probe ? "tracepoint" :
+			   pn_hooks[i].direct && !READ_ONCE(pn_hooks[i].in_ops) ?
+			   "direct" : "ftrace",
 			   READ_ONCE(pn_hooks_armed) ? "armed" : "disarmed");
 	seq_printf(m, "hook_disarm: %s\n",
 		   PN_FTRACE_CAN_MUTE ? "when idle" : "never (this kernel's ftrace)");

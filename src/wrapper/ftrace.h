@@ -35,6 +35,7 @@
 #define _PNOTIFY_WRAPPER_FTRACE_H
 
 #include <linux/ftrace.h>
+#include <linux/kprobes.h>
 #include <linux/ptrace.h>
 #include <linux/version.h>
 
@@ -113,7 +114,108 @@ static __always_inline void pn_ftrace_set_ip(struct ftrace_regs *fregs,
 
 #endif
 
+/*
+ * The ftrace site of vmlinux's @function, found as a kprobe on it would be
+ * placed (past an IBT landing pad); 0 if there is none.
+ */
+static inline unsigned long pn_ftrace_site(const char *function)
+{
+	struct kprobe kp = {
+		.symbol_name = function,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	unsigned long site = 0;
+
+	if (register_kprobe(&kp))
+		return 0;
+	if (kprobe_ftrace(&kp))
+		site = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	return site;
+}
+
 #define PN_FTRACE_IPMODIFY_FLAGS (PN_FTRACE_OPS_FLAGS | FTRACE_OPS_FL_IPMODIFY)
+
+/*
+ * Direct calls (x86-64): a function's ftrace site calls a trampoline of
+ * the caller's own, which saves what it needs, instead of ftrace's, which
+ * saves every argument register and calls an ops' callback.  Registered by
+ * an ops whose filter holds the site: register_ftrace_direct_multi() before
+ * 6.5, register_ftrace_direct() since.  ftrace allows one direct call on a
+ * function: another there (a BPF trampoline) makes registering fail with
+ * EBUSY.  An ops that may send calls elsewhere (IPMODIFY: a livepatch, a
+ * kprobe with a post handler) shares the function with a direct call
+ * whose ops_func agrees, since 6.0: the trampoline then returns to where
+ * that ops sent the call, which is all a trampoline that only calls a hook
+ * needs.  Before 6.0 direct calls go through one ops of ftrace's, with
+ * IPMODIFY, that would keep livepatches off the function: not used.
+ * Unregistering waits for RCU Tasks (see PN_FTRACE_CAN_UNREGISTER).
+ */
+#if defined(CONFIG_X86_64) && \
+	defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) && \
+	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 0, 0)
+#define PN_FTRACE_DIRECT 1
+
+static inline int pn_ftrace_direct_share(struct ftrace_ops *ops,
+					 enum ftrace_ops_cmd cmd)
+{
+	return 0;
+}
+
+#define PN_FTRACE_DIRECT_OPS { .ops_func = pn_ftrace_direct_share }
+
+static inline int pn_ftrace_direct_filter(struct ftrace_ops *ops,
+					  unsigned long site)
+{
+	return ftrace_set_filter_ip(ops, site, 0, 0);
+}
+
+/* Fails only without memory, and then leaks the filter. */
+static inline void pn_ftrace_direct_unfilter(struct ftrace_ops *ops)
+{
+	ftrace_set_filter(ops, NULL, 0, 1);
+}
+
+/* The filter stays, for the next register. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+#define pn_ftrace_direct_register register_ftrace_direct_multi
+#define pn_ftrace_direct_unregister unregister_ftrace_direct_multi
+#else
+#define pn_ftrace_direct_register register_ftrace_direct
+#define pn_ftrace_direct_unregister(ops, tramp) \
+	unregister_ftrace_direct(ops, tramp, false)
+#endif
+
+#else
+
+/* Elsewhere the hooks go through an ops. */
+#define PN_FTRACE_DIRECT 0
+#define PN_FTRACE_DIRECT_OPS {}
+
+static inline int pn_ftrace_direct_filter(struct ftrace_ops *ops,
+					  unsigned long site)
+{
+	return 0;
+}
+
+static inline void pn_ftrace_direct_unfilter(struct ftrace_ops *ops)
+{
+}
+
+static inline int pn_ftrace_direct_register(struct ftrace_ops *ops,
+					    unsigned long tramp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int pn_ftrace_direct_unregister(struct ftrace_ops *ops,
+					      unsigned long tramp)
+{
+	return 0;
+}
+
+#endif
+
 #define PN_FTRACE_CAN_UNREGISTER \
 	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0))
 

@@ -4,11 +4,16 @@
  * kernel_clone() that may change where its calls go (IPMODIFY), as a
  * livepatch of it would, and changes nothing.  ftrace lets one such ops on
  * a function: loaded first, pnotify cannot arm its hooks; loaded after,
- * it fails with EBUSY.
+ * it fails with EBUSY.  On attach_pid() (function=attach_pid) it shares
+ * the function with pnotify's direct call.
  */
 #include <linux/module.h>
 #include <linux/string.h>
 #include "wrapper/ftrace.h"
+
+static char function[KSYM_NAME_LEN] = "kernel_clone";
+module_param_string(function, function, sizeof(function), 0444);
+MODULE_PARM_DESC(function, "the function to take (default kernel_clone)");
 
 static void notrace rival_call(unsigned long ip, unsigned long parent_ip,
 			       struct ftrace_ops *ops,
@@ -29,8 +34,7 @@ static void rival_unfilter(void)
 
 static int __init rival_init(void)
 {
-	static unsigned char name[] = "kernel_clone";
-	int err = ftrace_set_filter(&rival_ops, name, strlen(name), 1);
+	int err = ftrace_set_filter(&rival_ops, function, strlen(function), 1);
 
 	if (!err)
 		err = register_ftrace_function(&rival_ops);

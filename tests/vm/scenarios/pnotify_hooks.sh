@@ -1,5 +1,6 @@
-# The hooks are ftrace callbacks (clone, fork, exec) and a tracepoint probe
-# (exit), armed when the first subscription is prepared and not before: a
+# The hooks are ftrace callbacks (clone, fork, exec; fork a direct call
+# where ftrace has them) and a tracepoint probe (exit), armed when the
+# first subscription is prepared and not before: a
 # process that no subscriber follows leaves no trace in pnotify's table,
 # and until a task is followed the hooks are not even called (ftrace's own
 # list of the functions it calls back says so too).  Once nothing is
@@ -34,24 +35,44 @@ wait_disarmed() {
 ftrace_users() {
 	grep -cE '^(kernel_clone|attach_pid|setup_new_exec) ' "$enabled"
 }
+# How attach_pid() is hooked: direct (its own trampoline) or ftrace (the ops).
+fork_kind() {
+	sed -n 's/^hook: attach_pid \([a-z]*\) .*/\1/p' /proc/pnotify
+}
 # What ftrace_users reads disarmed: kernel_clone() too where its ops stays
-# registered, its callback idle (before 6.9).
+# registered, its callback idle (before 6.9), and so does attach_pid()'s
+# direct call.
 idle_users() {
 	if grep -q '^hook_clone_disarm: unregistered$' /proc/pnotify; then
 		echo "$before"
+	elif [ "$(fork_kind)" = direct ]; then
+		echo $((before + 2))
 	else
 		echo $((before + 1))
 	fi
 }
 ftrace_hooked() {
-	grep -E '^(kernel_clone|attach_pid|setup_new_exec) ' "$enabled" |
-		grep -c 'pn_hook_call'
+	grep -A1 -E '^(kernel_clone|attach_pid|setup_new_exec) ' "$enabled" |
+		grep -cE 'pn_hook_call|direct-->pn_fork_tramp'
+}
+# attach_pid()'s lines: its users, and where its direct call goes.
+fork_users() {
+	grep -A1 '^attach_pid ' "$enabled"
+}
+# Whether attach_pid()'s ftrace site calls pnotify's trampoline.
+fork_direct() {
+	fork_users | grep -q 'direct-->pn_fork_tramp'
 }
 
 before=$(ftrace_users)
 pn_load pnotify
 cat /proc/pnotify
-for hook in 'kernel_clone ftrace' 'attach_pid ftrace' 'setup_new_exec ftrace' \
+kind=$(fork_kind)
+case $kind in
+direct | ftrace) ;;
+*) pn_fail "attach_pid() hooked as '$kind', not direct or ftrace" ;;
+esac
+for hook in 'kernel_clone ftrace' "attach_pid $kind" 'setup_new_exec ftrace' \
 	'sched_process_exit tracepoint'; do
 	grep -q "^hook: $hook disarmed$" /proc/pnotify ||
 		pn_fail "hook $hook missing, or armed with nothing followed"
@@ -67,6 +88,20 @@ pn_load keyring_bridge
 pn_hooks_disarmed || pn_fail "registering job and keyring_bridge armed the hooks"
 [ "$(ftrace_users)" = "$before" ] ||
 	pn_fail "ftrace calls back $(ftrace_users) hooked functions, $before before pnotify, with nothing followed"
+
+# first_child_member ROUND: a job's first child is a member, the hooks
+# armed, when its fork returns.  Every hook line says armed.
+first_child_member() {
+	_out=$(jobctl create -- sh -c 'sleep 30 & p=$!
+		armed=$(grep -c "^hook: .* armed$" /proc/pnotify)
+		jstat -p | awk -v p="$p" "\$3 == p { found = 1 } END { exit !found }" &&
+			echo "member $armed"
+		kill "$p"') || pn_fail "round $1: jobctl create failed"
+	case $_out in
+	*"member 4") ;;
+	*) pn_fail "round $1: the job's first child is not a member, or hooks not armed: $_out" ;;
+	esac
+}
 
 # job_refused WHAT MESSAGE: with WHAT, the hooks cannot be armed: the first
 # job fails (EOPNOTSUPP), jobctl says so, the kernel log says MESSAGE.
@@ -93,19 +128,41 @@ job_refused "kernel_clone() taken by another IPMODIFY ops" \
 	'another ftrace user may send kernel_clone() calls elsewhere'
 pn_unload pnotify_clone_rival
 
-# first_child_member ROUND: a job's first child is a member, the hooks
-# armed, when its fork returns.  Every hook line says armed.
-first_child_member() {
-	_out=$(jobctl create -- sh -c 'sleep 30 & p=$!
-		armed=$(grep -c "^hook: .* armed$" /proc/pnotify)
-		jstat -p | awk -v p="$p" "\$3 == p { found = 1 } END { exit !found }" &&
-			echo "member $armed"
-		kill "$p"') || pn_fail "round $1: jobctl create failed"
-	case $_out in
-	*"member 4") ;;
-	*) pn_fail "round $1: the job's first child is not a member, or hooks not armed: $_out" ;;
-	esac
-}
+# attach_pid()'s direct call: ftrace allows one on a function.  With
+# another there first (a BPF trampoline; here a test module), attach_pid()
+# is hooked through the ops, and a job's children are members all the
+# same.  Gone, it leaves attach_pid() to the direct call again at the next
+# arming, where the ops' functions can change (not on 5.10).
+if [ "$kind" = direct ]; then
+	echo 0 > /sys/module/pnotify/parameters/idle_ms
+	pn_load pnotify_fork_rival
+	first_child_member "fork rival"
+	[ "$(fork_kind)" = ftrace ] ||
+		pn_fail "attach_pid() hooked as $(fork_kind) with another direct call there"
+	dmesg | grep -q 'another ftrace user holds attach_pid() for itself' ||
+		pn_fail "pnotify did not say why attach_pid() went through the ops"
+	! disarms || wait_disarmed || pn_fail "the hooks stayed armed after the rival's job"
+	pn_unload pnotify_fork_rival
+	first_child_member "fork rival gone"
+	if disarms; then
+		[ "$(fork_kind)" = direct ] ||
+			pn_fail "attach_pid() hooked as $(fork_kind) once the rival left"
+		fork_direct ||
+			pn_fail "attach_pid() does not call pnotify directly: $(fork_users)"
+	fi
+	! disarms || wait_disarmed || pn_fail "the hooks stayed armed after a job"
+	# Registered after an ops that may send attach_pid() calls elsewhere
+	# (a livepatch of it), where disarming unregistered it (from 6.9).
+	if grep -q '^hook_clone_disarm: unregistered$' /proc/pnotify; then
+		pn_load pnotify_clone_rival function=attach_pid
+		first_child_member "after a livepatch"
+		[ "$(fork_kind)" = direct ] && fork_direct ||
+			pn_fail "attach_pid() not called directly after a livepatch's ops: $(fork_users)"
+		wait_disarmed || pn_fail "the hooks stayed armed after a job"
+		pn_unload pnotify_clone_rival
+	fi
+	echo 10000 > /sys/module/pnotify/parameters/idle_ms
+fi
 
 hook_stat() {
 	sed -n "s/^hook_$1: //p" /proc/pnotify
@@ -175,9 +232,35 @@ until hooks_armed && [ "$(ftrace_hooked)" = 3 ]; do
 done
 sleep 2
 hooks_armed || pn_fail "the hooks disarmed while a job lives"
-# Armed, the clone hook keeps a rival out.
+# Armed, the clone hook keeps a rival out, and so does attach_pid()'s
+# direct call.
 if insmod "$PN_MODDIR/pnotify_clone_rival.ko" 2> /dev/null; then
 	pn_fail "another IPMODIFY ops took kernel_clone() from the armed clone hook"
+fi
+if [ "$(fork_kind)" = direct ]; then
+	fork_direct ||
+		pn_fail "armed, attach_pid() does not call pnotify directly: $(fork_users)"
+	if insmod "$PN_MODDIR/pnotify_fork_rival.ko" 2> /dev/null; then
+		pn_fail "another direct call took attach_pid() from the armed fork hook"
+	fi
+	# Others share attach_pid() with the direct call, which ftrace then
+	# reaches through its own trampoline: a kprobe, and an ops that may
+	# send the calls elsewhere (a livepatch of it).  Children are members
+	# all the same, and the kprobe fires.
+	tracing=/sys/kernel/tracing
+	echo 'p:pn_attach attach_pid' >> "$tracing/kprobe_events" ||
+		pn_fail "cannot add a kprobe on attach_pid()"
+	echo 1 > "$tracing/events/kprobes/pn_attach/enable"
+	pn_load pnotify_clone_rival function=attach_pid
+	first_child_member "attach_pid() shared"
+	fork_direct ||
+		pn_fail "shared, attach_pid() does not call pnotify directly: $(fork_users)"
+	hits=$(awk '$1 == "pn_attach" { print $2 }' "$tracing/kprobe_profile")
+	[ "${hits:-0}" -gt 0 ] || pn_fail "the kprobe beside the direct call never fired"
+	pn_unload pnotify_clone_rival
+	echo 0 > "$tracing/events/kprobes/pn_attach/enable"
+	echo '-:pn_attach' >> "$tracing/kprobe_events"
+	first_child_member "attach_pid() no longer shared"
 fi
 if echo 0 > /proc/sys/kernel/ftrace_enabled; then
 	echo 1 > /proc/sys/kernel/ftrace_enabled
