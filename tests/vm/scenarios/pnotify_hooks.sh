@@ -59,9 +59,13 @@ ftrace_hooked() {
 fork_users() {
 	grep -A1 '^attach_pid ' "$enabled"
 }
-# Whether attach_pid()'s ftrace site calls pnotify's trampoline.
+# Whether attach_pid()'s ftrace site calls pnotify's trampoline; as it
+# did in the last first_child_member's job (armed_).
 fork_direct() {
 	fork_users | grep -q 'direct-->pn_fork_tramp'
+}
+armed_fork_direct() {
+	grep -q 'direct-->pn_fork_tramp' /tmp/armed_fork_users
 }
 
 before=$(ftrace_users)
@@ -94,6 +98,7 @@ pn_hooks_disarmed || pn_fail "registering job and keyring_bridge armed the hooks
 first_child_member() {
 	_out=$(jobctl create -- sh -c 'sleep 30 & p=$!
 		armed=$(grep -c "^hook: .* armed$" /proc/pnotify)
+		grep -A1 "^attach_pid " '"$enabled"' > /tmp/armed_fork_users
 		jstat -p | awk -v p="$p" "\$3 == p { found = 1 } END { exit !found }" &&
 			echo "member $armed"
 		kill "$p"') || pn_fail "round $1: jobctl create failed"
@@ -132,35 +137,29 @@ pn_unload pnotify_clone_rival
 # another there first (a BPF trampoline; here a test module), attach_pid()
 # is hooked through the ops, and a job's children are members all the
 # same.  Gone, it leaves attach_pid() to the direct call again at the next
-# arming, where the ops' functions can change (not on 5.10).
+# arming, which an ops that may send attach_pid() calls elsewhere (a
+# livepatch of it) shares.  From 6.0 on x86-64; 5.10 keeps the ops.
+case "$(uname -m) $(uname -r)" in
+"x86_64 "[6-9].*) [ "$kind" = direct ] ||
+	pn_fail "attach_pid() hooked as $kind, not direct, on $(uname -r)" ;;
+esac
 if [ "$kind" = direct ]; then
 	echo 0 > /sys/module/pnotify/parameters/idle_ms
+	said=$(dmesg | grep -c 'another ftrace user holds attach_pid() for itself')
 	pn_load pnotify_fork_rival
 	first_child_member "fork rival"
 	[ "$(fork_kind)" = ftrace ] ||
 		pn_fail "attach_pid() hooked as $(fork_kind) with another direct call there"
-	dmesg | grep -q 'another ftrace user holds attach_pid() for itself' ||
+	[ "$(dmesg | grep -c 'another ftrace user holds attach_pid() for itself')" -gt "$said" ] ||
 		pn_fail "pnotify did not say why attach_pid() went through the ops"
 	! disarms || wait_disarmed || pn_fail "the hooks stayed armed after the rival's job"
 	pn_unload pnotify_fork_rival
+	pn_load pnotify_clone_rival function=attach_pid
 	first_child_member "fork rival gone"
-	if disarms; then
-		[ "$(fork_kind)" = direct ] ||
-			pn_fail "attach_pid() hooked as $(fork_kind) once the rival left"
-		fork_direct ||
-			pn_fail "attach_pid() does not call pnotify directly: $(fork_users)"
-	fi
+	[ "$(fork_kind)" = direct ] && armed_fork_direct ||
+		pn_fail "attach_pid() not called directly once the rival left, beside a livepatch's ops: $(cat /tmp/armed_fork_users)"
 	! disarms || wait_disarmed || pn_fail "the hooks stayed armed after a job"
-	# Registered after an ops that may send attach_pid() calls elsewhere
-	# (a livepatch of it), where disarming unregistered it (from 6.9).
-	if grep -q '^hook_clone_disarm: unregistered$' /proc/pnotify; then
-		pn_load pnotify_clone_rival function=attach_pid
-		first_child_member "after a livepatch"
-		[ "$(fork_kind)" = direct ] && fork_direct ||
-			pn_fail "attach_pid() not called directly after a livepatch's ops: $(fork_users)"
-		wait_disarmed || pn_fail "the hooks stayed armed after a job"
-		pn_unload pnotify_clone_rival
-	fi
+	pn_unload pnotify_clone_rival
 	echo 10000 > /sys/module/pnotify/parameters/idle_ms
 fi
 
@@ -248,19 +247,25 @@ if [ "$(fork_kind)" = direct ]; then
 	# send the calls elsewhere (a livepatch of it).  Children are members
 	# all the same, and the kprobe fires.
 	tracing=/sys/kernel/tracing
+	failures=$(sed -n "s/^fork_failures: //p" /proc/pnotify)
 	echo 'p:pn_attach attach_pid' >> "$tracing/kprobe_events" ||
 		pn_fail "cannot add a kprobe on attach_pid()"
 	echo 1 > "$tracing/events/kprobes/pn_attach/enable"
 	pn_load pnotify_clone_rival function=attach_pid
 	first_child_member "attach_pid() shared"
-	fork_direct ||
-		pn_fail "shared, attach_pid() does not call pnotify directly: $(fork_users)"
+	armed_fork_direct ||
+		pn_fail "shared, attach_pid() does not call pnotify directly: $(cat /tmp/armed_fork_users)"
 	hits=$(awk '$1 == "pn_attach" { print $2 }' "$tracing/kprobe_profile")
 	[ "${hits:-0}" -gt 0 ] || pn_fail "the kprobe beside the direct call never fired"
 	pn_unload pnotify_clone_rival
 	echo 0 > "$tracing/events/kprobes/pn_attach/enable"
-	echo '-:pn_attach' >> "$tracing/kprobe_events"
+	echo '-:pn_attach' >> "$tracing/kprobe_events" ||
+		pn_fail "cannot remove the kprobe on attach_pid()"
 	first_child_member "attach_pid() no longer shared"
+	# A fork hooked twice would doom its child.
+	now=$(sed -n "s/^fork_failures: //p" /proc/pnotify)
+	[ "$now" = "$failures" ] ||
+		pn_fail "forks failed with attach_pid() shared: $failures before, $now after"
 fi
 if echo 0 > /proc/sys/kernel/ftrace_enabled; then
 	echo 1 > /proc/sys/kernel/ftrace_enabled
