@@ -2,6 +2,7 @@
 """Where the kernel's instructions go, function by function, per operation.
 
     bench/icount/profile.py LOG PROFILE [TOP]
+    bench/icount/profile.py LOG PROFILE --rows [ROW ROW...]
 
 LOG is the console log of a boot of the deterministic lane, PROFILE the
 block counts the QEMU plugin wrote beside it (profile=, bench/run.sh with
@@ -14,6 +15,11 @@ instructions per operation differ most from configuration A's, with each
 configuration's count: the modules' functions by name (their symbols
 dumped after each configuration is set up), and the module area (modules,
 ftrace and kprobe trampolines) as a whole besides.
+
+With --rows, the rows one by one instead (a configuration and operation
+in one round: its number, and its kernel instructions per operation); with
+row numbers, the 25 functions that differ most between those rows, against
+the first: what one round or configuration ran that another did not.
 """
 import base64
 import bisect
@@ -99,16 +105,11 @@ def function_of(addr, kernel, modules):
     return names[i] if i >= 0 else '[unknown]'
 
 
-def main():
-    if len(sys.argv) not in (3, 4):
-        sys.exit(__doc__)
-    log, profile = sys.argv[1:3]
-    top = int(sys.argv[3]) if len(sys.argv) == 4 else 25
-    kernel, rows = read_log(log)
-    sections = read_sections(profile)
-    # per (cfg, op): function -> instructions, and the operations counted
-    per = defaultdict(lambda: defaultdict(int))
-    ops = defaultdict(int)
+def count_rows(rows, sections, kernel, profile):
+    """Each marked row of the log with its kernel instructions by function
+    (the module area, '[module area]', besides): (row, function ->
+    instructions)."""
+    counted = []
     used = 0
     for row, modules in rows:
         k = int(row.get('marks', 0))
@@ -117,16 +118,51 @@ def main():
         if used + k > len(sections):
             sys.exit(f'{profile}: a row needs {k} markers, '
                      f'{len(sections) - used} are left')
-        key = (row['cfg'], row['op'])
+        per = defaultdict(int)
         # The section of marker N holds what ran since marker N - 1.
         for section in sections[used + 1:used + k]:
             for addr, n in section:
-                fn = function_of(addr, kernel, modules)
-                per[key][fn] += n
+                per[function_of(addr, kernel, modules)] += n
                 if MODULES_VADDR <= addr < MODULES_END:
-                    per[key]['[module area]'] += n
-        ops[key] += int(row['ops'])
+                    per['[module area]'] += n
+        counted.append((row, per))
         used += k
+    return counted
+
+
+def print_table(title, names, rates, top):
+    """A table of the TOP functions whose rate differs most from the first
+    column's: RATES[c][fn] per operation, for each column C of NAMES."""
+    base = names[0]
+    funcs = set().union(*(rates[c] for c in names))
+    spread = {fn: max(abs(rates[c].get(fn, 0) - rates[base].get(fn, 0))
+                      for c in names) for fn in funcs}
+    print(f'## {title}, the {top} that differ most from {base}\n')
+    print('| function | ' + ' | '.join(names) + ' |')
+    print('| --- |' + ' ---: |' * len(names))
+    # '[module area]' sums rows counted already.
+    totals = [sum(n for fn, n in rates[c].items() if fn != '[module area]')
+              for c in names]
+    print('| (all kernel) | ' + ' | '.join(f'{t:,.0f}' for t in totals)
+          + ' |')
+    for fn in sorted(funcs, key=lambda f: (-spread[f], f))[:top]:
+        cells = [f'{rates[base].get(fn, 0):,.0f}'] + \
+            [f'{rates[c].get(fn, 0) - rates[base].get(fn, 0):+,.0f}'
+             for c in names[1:]]
+        print(f'| {fn} | ' + ' | '.join(cells) + ' |')
+    print(f'\n({base} in instructions per operation; the others as the '
+          f'difference from {base})\n')
+
+
+def by_operation(counted, top):
+    """Per operation, the configurations' rounds summed, against A."""
+    per = defaultdict(lambda: defaultdict(int))
+    ops = defaultdict(int)
+    for row, counts in counted:
+        key = (row['cfg'], row['op'])
+        for fn, n in counts.items():
+            per[key][fn] += n
+        ops[key] += int(row['ops'])
     for op in sorted({op for _, op in per}):
         cfgs = [c for c, o in per if o == op]
         # Against A; a kill has no A, its baseline is the pids cgroup's; a
@@ -135,27 +171,48 @@ def main():
         if not base:
             continue
         cfgs.sort(key=lambda c: (c != base, c))
+        rates = {c: {fn: n / ops[(c, op)] for fn, n in per[(c, op)].items()}
+                 for c in cfgs}
+        print_table(f'{op}: kernel instructions per operation by function',
+                    cfgs, rates, top)
 
-        def rate(c, fn):
-            return per[(c, op)].get(fn, 0) / ops[(c, op)]
-        funcs = set().union(*(per[(c, op)] for c in cfgs))
-        spread = {fn: max(abs(rate(c, fn) - rate(base, fn)) for c in cfgs)
-                  for fn in funcs}
-        print(f'## {op}: kernel instructions per operation by function, '
-              f'the {top} that differ most from {base}\n')
-        print('| function | ' + ' | '.join(cfgs) + ' |')
-        print('| --- |' + ' ---: |' * len(cfgs))
-        # '[module area]' sums rows counted already.
-        totals = [sum(n for fn, n in per[(c, op)].items()
-                      if fn != '[module area]') / ops[(c, op)] for c in cfgs]
-        print('| (all kernel) | ' + ' | '.join(f'{t:,.0f}' for t in totals)
-              + ' |')
-        for fn in sorted(funcs, key=lambda f: -spread[f])[:top]:
-            cells = [f'{rate(base, fn):,.0f}'] + \
-                [f'{rate(c, fn) - rate(base, fn):+,.0f}' for c in cfgs[1:]]
-            print(f'| {fn} | ' + ' | '.join(cells) + ' |')
-        print(f'\n({base} in instructions per operation; the others as the '
-              f'difference from {base})\n')
+
+def by_row(counted, picked, top):
+    """The rows one by one (a configuration counted in one round), or the
+    functions of the PICKED rows against the first of them."""
+    if not picked:
+        for i, (row, counts) in enumerate(counted):
+            total = sum(n for fn, n in counts.items()
+                        if fn != '[module area]')
+            print(f'{i}: run={row.get("run", "?")} cfg={row["cfg"]} '
+                  f'op={row["op"]} {total / int(row["ops"]):,.0f}')
+        return
+    if any(i >= len(counted) for i in picked):
+        sys.exit(f'the log has rows 0 to {len(counted) - 1}')
+    names = [f'{i}: {counted[i][0]["cfg"]} {counted[i][0]["op"]} '
+             f'run {counted[i][0].get("run", "?")}' for i in picked]
+    rates = {name: {fn: n / int(counted[i][0]['ops'])
+                     for fn, n in counted[i][1].items()}
+             for name, i in zip(names, picked)}
+    print_table('kernel instructions per operation by function, row by row',
+                names, rates, top)
+
+
+def main():
+    args = sys.argv[1:]
+    rows_mode = '--rows' in args
+    if rows_mode:
+        args.remove('--rows')
+    if len(args) < 2 or (not rows_mode and len(args) > 3):
+        sys.exit(__doc__)
+    log, profile = args[:2]
+    kernel, rows = read_log(log)
+    counted = count_rows(rows, read_sections(profile), kernel, profile)
+    if rows_mode:
+        picked = [int(a) for a in args[2:]]
+        by_row(counted, picked, 25)
+    else:
+        by_operation(counted, int(args[2]) if len(args) == 3 else 25)
 
 
 if __name__ == '__main__':
