@@ -264,10 +264,19 @@ static DECLARE_WAIT_QUEUE_HEAD(pn_arm_wq);
 /* Callers of pn_hooks_get() on the slow path: the idle work waits for them. */
 static atomic_t pn_arm_waiters = ATOMIC_INIT(0);
 
+/* Whether pn_ops' filter holds @hook's function now.  pn_arm_lock held. */
+static bool pn_hook_in_ops(const struct pn_hook *hook)
+{
+	return hook->ops == &pn_ops && (!hook->direct || hook->in_ops);
+}
+
 /*
  * Mutes or unmutes the hooked functions in the registered ftrace_ops, by
  * its notrace list: their sites go back to a no-op.  Unregistering the
- * ops instead would wait for RCU Tasks itself.
+ * ops instead would wait for RCU Tasks itself.  Only the functions in its
+ * filter: before 6.11, ftrace's walk of every function for a notrace list
+ * stops once it has met all of the list's that are in the filter (on 6.1
+ * the next arming walked 1.9 M instructions more when one was not).
  */
 static int pn_functions_mute(bool mute)
 {
@@ -278,7 +287,7 @@ static int pn_functions_mute(bool mute)
 	if (!mute)
 		return ftrace_set_notrace(&pn_ops, NULL, 0, 1);
 	for (i = 0; i < PN_NR_HOOKS; i++) {
-		if (pn_hooks[i].ops != &pn_ops)
+		if (!pn_hook_in_ops(&pn_hooks[i]))
 			continue;
 		/* ftrace parses the name in place. */
 		strscpy(name, pn_hooks[i].name, sizeof(name));

@@ -153,6 +153,9 @@ if [ "$kind" = direct ]; then
 	[ "$(dmesg | grep -c 'another ftrace user holds attach_pid() for itself')" -gt "$said" ] ||
 		pn_fail "pnotify did not say why attach_pid() went through the ops"
 	! disarms || wait_disarmed || pn_fail "the hooks stayed armed after the rival's job"
+	# Disarmed, the ops that hooked attach_pid() meanwhile is muted there.
+	! disarms || grep -q '^attach_pid (1) ' "$enabled" ||
+		pn_fail "disarmed, pnotify's ops still hooks attach_pid() beside the rival: $(fork_users)"
 	pn_unload pnotify_fork_rival
 	pn_load pnotify_clone_rival function=attach_pid
 	first_child_member "fork rival gone"
