@@ -130,6 +130,12 @@ def count_rows(rows, sections, kernel, profile):
     return counted
 
 
+def kernel_total(counts):
+    """All of the kernel's count: '[module area]' sums functions counted
+    already."""
+    return sum(n for fn, n in counts.items() if fn != '[module area]')
+
+
 def print_table(title, names, rates, top):
     """A table of the TOP functions whose rate differs most from the first
     column's: RATES[c][fn] per operation, for each column C of NAMES."""
@@ -140,9 +146,7 @@ def print_table(title, names, rates, top):
     print(f'## {title}, the {top} that differ most from {base}\n')
     print('| function | ' + ' | '.join(names) + ' |')
     print('| --- |' + ' ---: |' * len(names))
-    # '[module area]' sums rows counted already.
-    totals = [sum(n for fn, n in rates[c].items() if fn != '[module area]')
-              for c in names]
+    totals = [kernel_total(rates[c]) for c in names]
     print('| (all kernel) | ' + ' | '.join(f'{t:,.0f}' for t in totals)
           + ' |')
     for fn in sorted(funcs, key=lambda f: (-spread[f], f))[:top]:
@@ -182,10 +186,9 @@ def by_row(counted, picked, top):
     functions of the PICKED rows against the first of them."""
     if not picked:
         for i, (row, counts) in enumerate(counted):
-            total = sum(n for fn, n in counts.items()
-                        if fn != '[module area]')
             print(f'{i}: run={row.get("run", "?")} cfg={row["cfg"]} '
-                  f'op={row["op"]} {total / int(row["ops"]):,.0f}')
+                  f'op={row["op"]} '
+                  f'{kernel_total(counts) / int(row["ops"]):,.0f}')
         return
     if any(i >= len(counted) for i in picked):
         sys.exit(f'the log has rows 0 to {len(counted) - 1}')
