@@ -3,6 +3,7 @@
 
     bench/icount/profile.py LOG PROFILE [TOP]
     bench/icount/profile.py LOG PROFILE --rows [ROW ROW...]
+    bench/icount/profile.py LOG PROFILE --inline ROW MODULE.ko FUNCTION...
 
 LOG is the console log of a boot of the deterministic lane, PROFILE the
 block counts the QEMU plugin wrote beside it (profile=, bench/run.sh with
@@ -20,11 +21,19 @@ With --rows, the rows one by one instead (a configuration and operation
 in one round: its number, and its kernel instructions per operation); with
 row numbers, the 25 functions that differ most between those rows, against
 the first: what one round or configuration ran that another did not.
+
+With --inline, where each FUNCTION of MODULE.ko (the build the row ran)
+spends its instructions in row ROW: each block's count spread over its
+instructions (a translation block ends at the first jump, call, return or
+rep), each instruction given to the innermost function inlined there
+(addr2line -i on the module's debug information).  For a hook built of
+inline helpers, which the by-function tables count as one.
 """
 import base64
 import bisect
 import gzip
 import re
+import subprocess
 import sys
 from collections import defaultdict
 
@@ -105,11 +114,9 @@ def function_of(addr, kernel, modules):
     return names[i] if i >= 0 else '[unknown]'
 
 
-def count_rows(rows, sections, kernel, profile):
-    """Each marked row of the log with its kernel instructions by function
-    (the module area, '[module area]', besides): (row, function ->
-    instructions)."""
-    counted = []
+def row_blocks(rows, sections, profile):
+    """Each marked row of the log with the module symbols dumped before it
+    and its block counts: (row, modules, address -> instructions)."""
     used = 0
     for row, modules in rows:
         k = int(row.get('marks', 0))
@@ -118,15 +125,27 @@ def count_rows(rows, sections, kernel, profile):
         if used + k > len(sections):
             sys.exit(f'{profile}: a row needs {k} markers, '
                      f'{len(sections) - used} are left')
-        per = defaultdict(int)
+        blocks = defaultdict(int)
         # The section of marker N holds what ran since marker N - 1.
         for section in sections[used + 1:used + k]:
             for addr, n in section:
-                per[function_of(addr, kernel, modules)] += n
-                if MODULES_VADDR <= addr < MODULES_END:
-                    per['[module area]'] += n
-        counted.append((row, per))
+                blocks[addr] += n
+        yield row, modules, blocks
         used += k
+
+
+def count_rows(rows, sections, kernel, profile):
+    """Each marked row of the log with its kernel instructions by function
+    (the module area, '[module area]', besides): (row, function ->
+    instructions)."""
+    counted = []
+    for row, modules, blocks in row_blocks(rows, sections, profile):
+        per = defaultdict(int)
+        for addr, n in blocks.items():
+            per[function_of(addr, kernel, modules)] += n
+            if MODULES_VADDR <= addr < MODULES_END:
+                per['[module area]'] += n
+        counted.append((row, per))
     return counted
 
 
@@ -201,8 +220,102 @@ def by_row(counted, picked, top):
                 names, rates, top)
 
 
+def module_code(ko, funcs):
+    """FUNCTION -> (its section, its offset there, its instructions as
+    (offset in the function, mnemonic)), from MODULE.ko's disassembly."""
+    out = subprocess.run(['objdump', '-d', '--no-show-raw-insn', ko],
+                         check=True, capture_output=True, text=True).stdout
+    code, section, cur = {}, None, None
+    for line in out.splitlines():
+        m = re.match(r'Disassembly of section (\S+):', line)
+        if m:
+            section, cur = m.group(1), None
+            continue
+        m = re.match(r'([0-9a-f]+) <(.+)>:$', line)
+        if m:
+            cur = m.group(2) if m.group(2) in funcs else None
+            if cur:
+                code[cur] = (section, int(m.group(1), 16), [])
+            continue
+        m = re.match(r'\s+([0-9a-f]+):\s+(\S+)', line)
+        if m and cur:
+            code[cur][2].append((int(m.group(1), 16) - code[cur][1],
+                                 m.group(2)))
+    return code
+
+
+def block_length(insns, i):
+    """How many instructions the translation block at INSNS[i] runs."""
+    for j in range(i, len(insns)):
+        op = insns[j][1]
+        if op.startswith(('j', 'call', 'ret', 'rep')):
+            return j - i + 1
+    return len(insns) - i
+
+
+def innermost(ko, section, addrs):
+    """The innermost function inlined at each of ADDRS in SECTION."""
+    out = subprocess.run(['addr2line', '-a', '-i', '-f', '-j', section,
+                          '-e', ko] + [hex(a) for a in addrs],
+                         check=True, capture_output=True, text=True).stdout
+    names = []
+    expect_name = False
+    for line in out.splitlines():
+        if re.fullmatch(r'0x[0-9a-f]+', line):
+            expect_name = True
+        elif expect_name:
+            names.append(line)
+            expect_name = False
+    return names
+
+
+def by_inline(rows, sections, profile, picked, ko, funcs):
+    """FUNCS of KO in row PICKED, instruction by instruction, by the
+    innermost function inlined there."""
+    found = list(row_blocks(rows, sections, profile))
+    if picked >= len(found):
+        sys.exit(f'the log has rows 0 to {len(found) - 1}')
+    row, (addrs, names), blocks = found[picked]
+    ops = int(row['ops'])
+    code = module_code(ko, funcs)
+    for func in funcs:
+        sym = next((a for a, n in zip(addrs, names)
+                    if n.split(' ')[0] == func), None)
+        if sym is None or func not in code:
+            sys.exit(f'{func}: not in the row\'s modules or in {ko}')
+        section, start, insns = code[func]
+        offsets = [off for off, _ in insns]
+        per_insn = defaultdict(float)
+        for addr, n in blocks.items():
+            off = addr - sym
+            if not 0 <= off < MODULE_FUNCTION_MAX or off not in offsets:
+                continue
+            i = offsets.index(off)
+            length = block_length(insns, i)
+            for off_run, _ in insns[i:i + length]:
+                per_insn[off_run] += n / length
+        places = sorted(per_insn)
+        per = defaultdict(float)
+        for off, name in zip(places, innermost(
+                ko, section, [start + off for off in places])):
+            per[name] += per_insn[off]
+        print(f'## {func}: {sum(per.values()) / ops:,.1f} instructions per '
+              f'operation in row {picked} ({row["cfg"]} {row["op"]})\n')
+        print('| inlined function | instructions per operation |')
+        print('| --- | ---: |')
+        for name in sorted(per, key=lambda k: (-per[k], k)):
+            print(f'| {name} | {per[name] / ops:,.1f} |')
+        print()
+
+
 def main():
     args = sys.argv[1:]
+    if len(args) >= 6 and args[2] == '--inline':
+        log, profile = args[:2]
+        _, rows = read_log(log)
+        by_inline(rows, read_sections(profile), profile, int(args[3]),
+                  args[4], args[5:])
+        return
     rows_mode = '--rows' in args
     if rows_mode:
         args.remove('--rows')
