@@ -146,7 +146,7 @@ struct pnotify_subscriber {
 	/* Private to pnotify. */
 	struct task_struct *task;
 	struct pn_task *entry;		/* the task's entry, once linked */
-	struct list_head task_link;
+	struct hlist_node task_link;
 	bool linked;			/* to entry, under its lock */
 	bool called;			/* a call was ever queued */
 	bool holds_hooks;		/* prepared: holds them armed */

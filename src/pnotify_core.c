@@ -112,7 +112,7 @@ struct pn_task {
 	int exit_status;		/* once the process ended: wait()'s */
 	raw_spinlock_t lock;		/* taken with interrupts off */
 	unsigned long irqflags;		/* of the lock's holder */
-	struct list_head subs;
+	struct hlist_head subs;		/* in the order they were linked */
 	unsigned int nr_subs;
 	size_t subs_room;		/* the largest data_size of subs */
 	struct list_head forks;		/* subscriptions awaiting fork() */
@@ -410,7 +410,7 @@ static void pn_entry_reset(struct pn_task *e)
 {
 	memset(e, 0, offsetof(struct pn_task, room));
 	raw_spin_lock_init(&e->lock);
-	INIT_LIST_HEAD(&e->subs);
+	INIT_HLIST_HEAD(&e->subs);
 	INIT_LIST_HEAD(&e->forks);
 	INIT_LIST_HEAD(&e->records);
 	refcount_set(&e->ref, 1);
@@ -1398,7 +1398,7 @@ static bool pn_task_wants_exec(struct pn_task *e)
 	struct pnotify_subscriber *sub;
 	struct pnotify_events *events;
 
-	list_for_each_entry(sub, &e->subs, task_link) {
+	hlist_for_each_entry(sub, &e->subs, task_link) {
 		events = sub->events;
 		if (events->exec &&
 		    (!events->exec_due || events->exec_due(e->task, sub)))
@@ -1518,7 +1518,7 @@ static void pn_sub_init(struct pnotify_subscriber *sub,
 	sub->events = events;
 	sub->data = events->data_size ? sub->room : NULL;
 	sub->task = task;
-	INIT_LIST_HEAD(&sub->task_link);
+	INIT_HLIST_NODE(&sub->task_link);
 	sub->linked = false;
 	sub->threads_made = 0;
 	sub->exit_status = 0;
@@ -1665,7 +1665,7 @@ static struct pnotify_subscriber *pn_task_find_sub(struct pn_task *e,
 {
 	struct pnotify_subscriber *sub;
 
-	list_for_each_entry(sub, &e->subs, task_link)
+	hlist_for_each_entry(sub, &e->subs, task_link)
 		if (sub->events == events ||
 		    (name && !strcmp(sub->events->name, name)))
 			return sub;
@@ -1687,18 +1687,30 @@ static struct pnotify_subscriber *pn_task_find_live(struct pn_task *e,
 }
 
 /*
- * Links @sub to @e (locked).  Threads made while it is linked are counted
- * from here, after those counted before it was linked again (leave()).
- * Inline: in the fork hook, a call costs as much as the body.
+ * Links @sub to @e (locked), after the others: callbacks run in the order
+ * subscriptions were made, in a child as in its parent.  Threads made
+ * while it is linked are counted from here, after those counted before it
+ * was linked again (leave()).  Inline: in the fork hook, a call costs as
+ * much as the body.  (An hlist: a process has a subscription or two, and
+ * an hlist's add is not a call, where CONFIG_DEBUG_LIST makes a list's
+ * one.)
  */
 static __always_inline void pn_sub_add(struct pn_task *e,
 				       struct pnotify_subscriber *sub)
 {
+	struct hlist_node *last = e->subs.first;
+
 	sub->threads_base = atomic_read(&e->nr_threads_made) -
 			    sub->threads_made;
 	sub->entry = e;
 	sub->linked = true;
-	list_add_tail(&sub->task_link, &e->subs);
+	if (!last) {
+		hlist_add_head(&sub->task_link, &e->subs);
+	} else {
+		while (last->next)
+			last = last->next;
+		hlist_add_behind(&sub->task_link, last);
+	}
 	e->nr_subs++;
 	e->subs_room = max(e->subs_room, sub->events->data_size);
 }
@@ -1735,10 +1747,10 @@ static void pn_sub_unlink(struct pn_task *e, struct pnotify_subscriber *sub)
 	struct pnotify_subscriber *other;
 
 	pn_sub_unlinked(e, sub);
-	list_del_init(&sub->task_link);
+	hlist_del_init(&sub->task_link);
 	e->nr_subs--;
 	e->subs_room = 0;
-	list_for_each_entry(other, &e->subs, task_link)
+	hlist_for_each_entry(other, &e->subs, task_link)
 		e->subs_room = max(e->subs_room, other->events->data_size);
 }
 
@@ -2185,7 +2197,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	else
 		/* The kit stays the parent's, short of the blocks used. */
 		pn_entry_unbind(kit);
-	list_for_each_entry(psub, &pe->subs, task_link)
+	hlist_for_each_entry(psub, &pe->subs, task_link)
 		if (pn_fork_inherit(ce, kit, psub) < 0)
 			failed = true;
 	/*
@@ -2334,7 +2346,7 @@ pn_task_snapshot(struct pn_task *e, struct pnotify_subscriber **stack,
 				     GFP_KERNEL | __GFP_NOFAIL);
 	}
 	*nr = 0;
-	list_for_each_entry(sub, &e->subs, task_link) {
+	hlist_for_each_entry(sub, &e->subs, task_link) {
 		refcount_inc(&sub->ref);
 		subs[(*nr)++] = sub;
 	}
@@ -2436,15 +2448,15 @@ EXPORT_SYMBOL_NS_GPL(pn_core_dispatch_exec, PNOTIFY_INTERNAL);
  * unlocked.  Inline: in the exit hook, a call costs as much as the body.
  */
 static __always_inline void pn_task_unlink_all(struct pn_task *e,
-					       struct list_head *ended)
+					       struct hlist_head *ended)
 {
 	struct pnotify_subscriber *sub;
 
-	list_for_each_entry(sub, &e->subs, task_link)
+	hlist_for_each_entry(sub, &e->subs, task_link)
 		pn_sub_unlinked(e, sub);
 	e->nr_subs = 0;
 	e->subs_room = 0;
-	list_splice_init(&e->subs, ended);
+	hlist_move_list(&e->subs, ended);
 }
 
 /*
@@ -2454,15 +2466,16 @@ static __always_inline void pn_task_unlink_all(struct pn_task *e,
  */
 static void pn_sub_take_ended(struct pnotify_subscriber *sub)
 {
-	INIT_LIST_HEAD(&sub->task_link);
+	INIT_HLIST_NODE(&sub->task_link);
 }
 
 /* Ends every subscription of @e and takes it out of the table. */
 static void pn_task_end(struct pn_task *e)
 {
-	struct pnotify_subscriber *sub, *next;
+	struct pnotify_subscriber *sub;
 	struct pn_task *kit = NULL;
-	LIST_HEAD(ended);
+	struct hlist_node *next;
+	HLIST_HEAD(ended);
 	bool unhashed = false;
 
 	pn_entry_lock(e);
@@ -2472,7 +2485,7 @@ static void pn_task_end(struct pn_task *e)
 		unhashed = true;
 	}
 	pn_entry_unlock(e);
-	list_for_each_entry_safe(sub, next, &ended, task_link) {
+	hlist_for_each_entry_safe(sub, next, &ended, task_link) {
 		/* Unlinked, not yet dropped: an unregister may hold them. */
 		pn_test_sleep(exit);
 		pn_sub_take_ended(sub);
@@ -2532,7 +2545,7 @@ static bool pn_task_can_leave(struct pn_task *e)
 
 	if (!list_empty(&e->forks) || READ_ONCE(pn_nr_kits) < PN_KITS_LOW / 2)
 		return false;
-	list_for_each_entry(sub, &e->subs, task_link)
+	hlist_for_each_entry(sub, &e->subs, task_link)
 		if (!sub->events->leave || READ_ONCE(sub->events->dying))
 			return false;
 	return true;
@@ -2604,10 +2617,11 @@ pn_entry_keep_blocks(struct pn_task *e, struct pnotify_subscriber *b)
  */
 static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 {
-	struct pnotify_subscriber *sub, *next, *released = NULL;
+	struct pnotify_subscriber *sub, *released = NULL;
+	struct hlist_node *next;
 	struct pn_task *kit;
 	bool exit_due = false;
-	LIST_HEAD(ended);
+	HLIST_HEAD(ended);
 
 	pn_task_unlink_all(e, &ended);
 	kit = pn_task_unhash(e);
@@ -2615,7 +2629,7 @@ static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 	/* Most processes never fork from a thread other than the leader. */
 	if (unlikely(!list_empty(&e->records)))
 		pn_records_let_go(&e->records);
-	list_for_each_entry_safe(sub, next, &ended, task_link) {
+	hlist_for_each_entry_safe(sub, next, &ended, task_link) {
 		pn_sub_take_ended(sub);
 		pn_test_spin(leave);
 		if (!refcount_dec_and_test(&sub->ref))
