@@ -209,7 +209,7 @@ static __always_inline void job_member_add_locked(struct job *job,
 {
 	lockdep_assert_held(&job->lock);
 	m->tgid = get_pid(task_tgid(task));
-	list_add_tail(&m->link, &job->processes);
+	hlist_add_head(&m->link, &job->processes);
 	job->nr_processes++;
 	job->spent.nr_processes++;
 	job->spent.nr_tasks += tasks;
@@ -251,7 +251,7 @@ void job_end(struct job *job)
 static bool job_member_remove_locked(struct job *job, struct job_member *m,
 				     int status)
 {
-	list_del(&m->link);
+	hlist_del(&m->link);
 	job->nr_processes--;
 	job->last_status = status;
 	job->ended = !job->nr_processes && !job->attaching;
@@ -297,7 +297,7 @@ static void job_member_unwind(struct job_member *m)
 	struct job *job = m->job;
 
 	raw_spin_lock_irq(&job->lock);
-	list_del(&m->link);
+	hlist_del(&m->link);
 	job->nr_processes--;
 	job->spent.nr_processes--;
 	job->spent.nr_tasks -= m->nr_joined;
@@ -480,7 +480,7 @@ unsigned int job_hold_members(struct job *job, struct task_struct **tasks)
 	unsigned int n = 0;
 
 	lockdep_assert_held(&job->lock);
-	list_for_each_entry(m, &job->processes, link) {
+	hlist_for_each_entry(m, &job->processes, link) {
 		get_task_struct(m->task);
 		tasks[n++] = m->task;
 	}

@@ -59,7 +59,11 @@ struct job {
 	refcount_t ref;
 
 	raw_spinlock_t lock;
-	struct list_head processes;	/* of struct job_member */
+	/*
+	 * Of struct job_member, the newest first.  An hlist: no out-of-line
+	 * check (CONFIG_DEBUG_LIST) at each fork's add and exit's removal.
+	 */
+	struct hlist_head processes;
 	unsigned int nr_processes;
 	bool ended;	/* no member left: none may join */
 	bool gone;	/* job_end() done: out of the table, its record kept */
@@ -83,7 +87,7 @@ struct job {
 struct job_member {
 	/* Unreferenced: alive while listed, and for the exit() that ends it. */
 	struct job *job;
-	struct list_head link;		/* on job->processes */
+	struct hlist_node link;		/* on job->processes */
 	struct pid *tgid;		/* stable for the life of the process */
 	/* A thread of it (the subscription's task, held by pnotify). */
 	struct task_struct *task;

@@ -57,7 +57,7 @@ static long job_ioc_create(void *arg)
 		return -ENOMEM;
 	refcount_set(&job->ref, 1);
 	raw_spin_lock_init(&job->lock);
-	INIT_LIST_HEAD(&job->processes);
+	INIT_HLIST_HEAD(&job->processes);
 	INIT_LIST_HEAD(&job->kills);
 	mutex_init(&job->kill_lock);
 	init_waitqueue_head(&job->ended_wq);
@@ -148,12 +148,63 @@ static long job_ioc_getpidcnt(void *arg)
 	return 0;
 }
 
+/*
+ * Stores the pids in @ns of @job's processes (none outside it) into @pids,
+ * a ring of @cap: the list holds the newest first, so the ring ends with
+ * the oldest @cap.  Returns how many there were.  job->lock held: one pass
+ * over the list, as short as listing can be with interrupts off.
+ */
+static unsigned int job_ring_pids(struct job *job, struct pid_namespace *ns,
+				  pid_t *pids, unsigned int cap)
+{
+	unsigned int seen = 0, i = 0;
+	struct job_member *m;
+	pid_t pid;
+
+	lockdep_assert_held(&job->lock);
+	if (!cap)
+		return 0;
+	hlist_for_each_entry(m, &job->processes, link) {
+		pid = pid_nr_ns(m->tgid, ns);
+		if (!pid)
+			continue;
+		pids[i] = pid;
+		if (++i == cap)
+			i = 0;
+		seen++;
+	}
+	return seen;
+}
+
+static void job_pids_reverse(pid_t *pids, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n / 2; i++)
+		swap(pids[i], pids[n - 1 - i]);
+}
+
+/*
+ * Turns job_ring_pids()'s ring of @seen into the oldest @cap at most,
+ * oldest first: the ring read backwards from its last store.  Returns
+ * their number.
+ */
+static unsigned int job_ring_to_list(pid_t *pids, unsigned int seen,
+				     unsigned int cap)
+{
+	unsigned int n = min(seen, cap);
+	unsigned int last = seen > cap ? seen % cap : n;
+
+	job_pids_reverse(pids, last);
+	job_pids_reverse(pids + last, n - last);
+	return n;
+}
+
 static long job_ioc_getpidlst(void *arg)
 {
 	struct job_pidlst *req = arg;
 	struct pid_namespace *ns = task_active_pid_ns(current);
-	unsigned int n = 0, cap;
-	struct job_member *m;
+	unsigned int n, seen, cap;
 	struct job *job;
 	pid_t *pids;
 
@@ -168,17 +219,10 @@ static long job_ioc_getpidlst(void *arg)
 		job_put(job);
 		return -ENOMEM;
 	}
-	list_for_each_entry(m, &job->processes, link) {
-		/* Processes outside the caller's pid namespace: none. */
-		pid_t pid = pid_nr_ns(m->tgid, ns);
-
-		if (n == cap)
-			break;
-		if (pid)
-			pids[n++] = pid;
-	}
+	seen = job_ring_pids(job, ns, pids, cap);
 	raw_spin_unlock_irq(&job->lock);
 	job_put(job);
+	n = job_ring_to_list(pids, seen, cap);
 	return job_copy_list((void __user *)req->pid, pids, n, sizeof(*pids),
 			     &req->r_val);
 }

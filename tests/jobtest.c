@@ -4916,21 +4916,35 @@ out:
 	wait_for(sleeper);
 }
 
+/*
+ * A list longer than the buffer is cut at its newest processes: the
+ * oldest first, the job's first process at the head, whatever order the
+ * kernel keeps them in.
+ */
 static void test_short_buffers(void)
 {
 	struct job_leader job;
-	struct report member;
-	pid_t pids[4] = { 0 }, guard = -12345;
+	struct report first, second;
+	pid_t all[4] = { 0 }, pids[4] = { 0 }, guard = -12345;
 	int n;
 
 	if (!start_job_ok(&job, spawn_two_members, NULL))
 		return;
-	if (receive_jid_report(&job, &member) && receive_jid_report(&job, &member)) {
+	if (receive_jid_report(&job, &first) && receive_jid_report(&job, &second)) {
 		expect(job_getpidcnt(job.jid) == 3, "job_getpidcnt() = %d",
 		       job_getpidcnt(job.jid));
+		n = job_getpidlist(job.jid, all, sizeof(all));
+		expect(n == 3 && all[0] == job.pid &&
+		       ((all[1] == first.tid && all[2] == second.tid) ||
+			(all[1] == second.tid && all[2] == first.tid)),
+		       "job_getpidlist() = %d: %d %d %d, not the job's first process %d, then its members %d and %d",
+		       n, all[0], all[1], all[2], job.pid, first.tid, second.tid);
 		pids[2] = guard;
 		n = job_getpidlist(job.jid, pids, 2 * sizeof(pid_t));
 		expect(n == 2, "job_getpidlist() with room for 2 = %d (%m)", n);
+		expect(pids[0] == all[0] && pids[1] == all[1],
+		       "job_getpidlist() with room for 2 = %d %d, not the oldest two %d %d",
+		       pids[0], pids[1], all[0], all[1]);
 		expect(pids[2] == guard, "job_getpidlist() wrote past the buffer");
 		n = job_getpidlist(job.jid, pids, sizeof(pid_t) - 1);
 		expect(n == 0, "job_getpidlist() with room for 0 = %d (%m)", n);
