@@ -296,7 +296,8 @@ static void kb_keyring_destroy(struct kb_keyring *kr)
  * session keyring it joined with has not yet, and the children it forks
  * are treated as joining too.  The threads the join's run was queued on
  * (by tid, their start time as value, a tid reused being another thread)
- * are each queued once.
+ * are each queued once.  Once every thread settled it, the subscription
+ * ends (kb_join_end()).
  */
 struct kb_join {
 	struct rcu_head rcu;	/* freed by kb_leave(), atomic */
@@ -304,6 +305,7 @@ struct kb_join {
 	key_serial_t before;
 	u64 settled_ns;
 	unsigned int gen;	/* the process's joins so far */
+	bool ended;		/* its subscription, under kb_lock */
 	struct xarray queued;
 };
 
@@ -330,16 +332,20 @@ static void kb_join_free(struct kb_join *join)
 /*
  * Makes @sub's join unsettled again, made with the session keyring
  * @before; @join is a new one for a subscription that has none, freed if
- * not needed.
+ * not needed.  -EAGAIN, @join left to the caller, when the subscription
+ * was ended meanwhile by kb_join_end().
  */
-static void kb_join_restart(struct pnotify_subscriber *sub,
-			    struct kb_join *join, key_serial_t before)
+static int kb_join_restart(struct pnotify_subscriber *sub,
+			   struct kb_join *join, key_serial_t before)
 {
 	struct kb_join *old;
+	int err = 0;
 
 	mutex_lock(&kb_lock);
 	old = sub->data;
-	if (old) {
+	if (old && old->ended) {
+		err = -EAGAIN;
+	} else if (old) {
 		spin_lock(&old->lock);
 		/* kb_inherit() reads them unlocked. */
 		WRITE_ONCE(old->before, before);
@@ -354,6 +360,7 @@ static void kb_join_restart(struct pnotify_subscriber *sub,
 		smp_store_release(&sub->data, join);
 	}
 	mutex_unlock(&kb_lock);
+	return err;
 }
 
 static key_serial_t kb_session_serial(const struct cred *cred)
@@ -457,22 +464,26 @@ static void kb_join_run(struct task_struct *task,
 			struct pnotify_subscriber *sub);
 
 /*
- * Whether current, a thread of a process whose join is settled, has yet
- * to settle it itself: it still has the session keyring the process
- * joined with, and that is not one all its threads share the job's
- * keyring through (mode=link links it into a session keyring of the
- * user's own).  Atomic context.
+ * Whether a thread with credentials @cred, of a process whose join made
+ * with the session keyring @before is settled, has yet to settle it
+ * itself: it still has that session keyring, and that is not one all its
+ * threads share the job's keyring through (mode=link links it into a
+ * session keyring of the user's own).  Atomic context.
  */
-static bool kb_thread_unsettled(const struct kb_join *join)
+static bool kb_cred_unsettled(const struct cred *cred, key_serial_t before)
 {
-	const struct cred *cred = current_cred();
 	const struct key *session = cred->session_keyring;
 
-	if (kb_mode == KB_OFF ||
-	    kb_session_serial(cred) != READ_ONCE(join->before))
+	if (kb_mode == KB_OFF || kb_session_serial(cred) != before)
 		return false;
 	return kb_mode == KB_SESSION || !session ||
 	       !uid_eq(session->uid, cred->uid);
+}
+
+/* kb_cred_unsettled() for current. */
+static bool kb_thread_unsettled(const struct kb_join *join)
+{
+	return kb_cred_unsettled(current_cred(), READ_ONCE(join->before));
 }
 
 /*
@@ -533,6 +544,54 @@ static void kb_join_sweep(struct kb_join *join, key_serial_t before,
 }
 
 /*
+ * Whether a user thread of current's process, not exiting, has yet to
+ * settle the join made with the session keyring @before.
+ */
+static bool kb_process_unsettled(key_serial_t before)
+{
+	struct task_struct *t;
+	bool unsettled = false;
+
+	rcu_read_lock();
+	for_each_thread(current, t) {
+		if (pn_task_is_user(t) && !(t->flags & PF_EXITING) &&
+		    kb_cred_unsettled(__task_cred(t), before)) {
+			unsettled = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return unsettled;
+}
+
+/*
+ * Ends the subscription of current's process once every thread of it has
+ * settled its join, the process's @gen-th, made with @before: from then on
+ * the process costs keyring_bridge nothing at fork, exec or exit, its
+ * children keep what they inherit, and its execs reach kb_watcher through
+ * its job, as an unsubscribed child's do.  A thread made since is made by
+ * a settled one (a thread cannot commit credentials while it clones), with
+ * its credentials.  A later join subscribes the process anew (kb_join()).
+ */
+static void kb_join_end(struct kb_join *join, key_serial_t before,
+			unsigned int gen)
+{
+	if (kb_process_unsettled(before))
+		return;
+	mutex_lock(&kb_lock);
+	/*
+	 * Unless the process joined again meanwhile.  The live subscription
+	 * is this join's: kb_join() subscribes anew only once this one has
+	 * ended, and the process cannot end while current runs here.
+	 */
+	if (join->gen == gen && !join->ended) {
+		join->ended = true;
+		pnotify_unsubscribe(current, &kb_events);
+	}
+	mutex_unlock(&kb_lock);
+}
+
+/*
  * pnotify_call() after a join, and every exec while a thread has not
  * settled it: installs the keyring in current, if the rule allows.  A
  * thread that no longer holds the session keyring the process joined
@@ -540,7 +599,8 @@ static void kb_join_sweep(struct kb_join *join, key_serial_t before,
  * in every other thread that still does, each once at a time: a thread
  * made by one whose run came after the clone is found by that run.  Only
  * a thread whose run could not install (not running as the owner) can be
- * queued again, by a later sweep.
+ * queued again, by a later sweep.  The run that finds every thread
+ * settled ends the subscription.
  */
 static void kb_join_run(struct task_struct *task,
 			struct pnotify_subscriber *sub)
@@ -566,6 +626,7 @@ static void kb_join_run(struct task_struct *task,
 	spin_unlock(&join->lock);
 	if (kb_session_serial(current_cred()) != before)
 		kb_join_sweep(join, before, gen);
+	kb_join_end(join, before, gen);
 }
 
 /*
@@ -722,16 +783,17 @@ static void kb_join(struct task_struct *task)
 	join = kb_join_new(before);
 	if (!join)
 		return;
-	err = pnotify_subscribe(task, &kb_events, join);
-	if (err == -EEXIST) {
+	do {
+		err = pnotify_subscribe(task, &kb_events, join);
+		if (err != -EEXIST)
+			break;
 		sub = pnotify_get_subscriber(task, kb_events.name);
-		if (!sub) {
-			kb_join_free(join);
-			return;
-		}
-		kb_join_restart(sub, join, before);
-		pnotify_put_subscriber(sub);
-	} else if (err) {
+		/* Ended meanwhile (kb_join_end()): subscribed anew. */
+		err = sub ? kb_join_restart(sub, join, before) : -EAGAIN;
+		if (sub)
+			pnotify_put_subscriber(sub);
+	} while (err == -EAGAIN);
+	if (err) {
 		kb_join_free(join);
 		return;
 	}

@@ -40,7 +40,9 @@ keyctl rdescribe "$serial" | grep -q "_job.$(printf %016x "$jid_a")" ||
 
 # keyring_bridge does not subscribe the children of a member whose join is
 # settled: their execs reach it through job (job_register_exec_watcher()).
-# Here the joined shell is subscribed, its 5 sleepers and the awk are not.
+# Nor the member itself once every thread of it has settled the join: here
+# neither the joined shell, settled before its first instruction, nor its
+# 5 sleepers and the awk are subscribed.
 followers() { awk -v k="$1" '$1 == k { print $2 }' /proc/pnotify; }
 # Once job A's forks have exited, its sleep is all that is followed.
 pn_wait_until "job A's forks to exit" sh -c '[ "$(awk '\''$1 == "job" { print $2 }'\'' /proc/pnotify)" = 1 ]'
@@ -52,7 +54,7 @@ jobctl create -- sh -c 'for i in 1 2 3 4 5; do sleep 600 & pids="$pids $!"; done
 in_job=$(($(awk '$1 == "job" { print $2 }' /tmp/followers) - base_job))
 in_kb=$(($(awk '$1 == "keyring_bridge" { print $2 }' /tmp/followers) - base_kb))
 [ "$in_job" -ge 7 ] || pn_fail "the job had $in_job members, not 7"
-pn_assert_eq "keyring_bridge subscriptions of a job of $in_job members" 1 "$in_kb"
+pn_assert_eq "keyring_bridge subscriptions of a job of $in_job members" 0 "$in_kb"
 
 # keyring_bridge's exec() is due only for a join not yet settled, its exec
 # watcher only for a session keyring not the task's own: the owner's execs
@@ -170,6 +172,24 @@ pn_assert_eq "root in nobody's job, job A's keyring joined by name" "$serial" "$
 	pn_fail "nobody, after su from root holding job A's keyring, still has it"
 pn_assert_eq "nobody, after su from root holding job A's keyring" \
 	"_job.$(printf %016x "$(cat /tmp/jid_from_a)")" "$(ses nobody_from_a)"
+
+# A join settled ends the subscription; a later one subscribes the process
+# anew.  A member detached from its job, keeping that job's keyring, and
+# attached to job A gets A's, and so do the children it forks.
+mkfifo /tmp/go_m
+kb_before=$(followers keyring_bridge)
+jobctl create -- sh -c 'read x < /tmp/go_m; keyctl rdescribe @s > /tmp/moved.ses
+	sh -c "keyctl rdescribe @s > /tmp/moved_child.ses"' > /tmp/jid_m &
+moved=$!
+pn_wait_file /tmp/jid_m
+pn_wait_until "the moving member's join to end its subscription" \
+	sh -c '[ "$(awk '\''$1 == "keyring_bridge" { print $2 }'\'' /proc/pnotify)" = '"$kb_before"' ]'
+jobctl detach -p "$moved" || pn_fail "detach the moving member"
+jobctl attach "$moved" "$jid_a" || pn_fail "attach the moving member to job A"
+echo go > /tmp/go_m
+wait "$moved"
+pn_assert_eq "a member moved to job A: its session keyring" "$name_a" "$(ses moved)"
+pn_assert_eq "a member moved to job A: its child's" "$name_a" "$(ses moved_child)"
 
 # su to root in nobody's job, as su does with pam_keyinit: a setuid root
 # program becomes root, joins a new session keyring and forks; the child's
