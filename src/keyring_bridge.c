@@ -566,12 +566,16 @@ static bool kb_process_unsettled(key_serial_t before)
 
 /*
  * Ends the subscription of current's process once every thread of it has
- * settled its join, the process's @gen-th, made with @before: from then on
- * the process costs keyring_bridge nothing at fork, exec or exit, its
- * children keep what they inherit, and its execs reach kb_watcher through
- * its job, as an unsubscribed child's do.  A thread made since is made by
- * a settled one (a thread cannot commit credentials while it clones), with
- * its credentials.  A later join subscribes the process anew (kb_join()).
+ * settled its join, the process's @gen-th, made with @before, and no run
+ * of it is queued: from then on the process costs keyring_bridge nothing
+ * at fork, exec or exit, its children keep what they inherit, and its
+ * execs reach kb_watcher through its job, as an unsubscribed child's do.
+ * A thread made since is made by a settled one (a thread cannot commit
+ * credentials while it clones), with its credentials.  A queued run keeps
+ * it: ending the subscription would drop the run, and mode=link counts a
+ * thread with the user's own session keyring settled before the run
+ * linked the job's into it; the run ends it when it is the last.  A later
+ * join subscribes the process anew (kb_join()).
  */
 static void kb_join_end(struct kb_join *join, key_serial_t before,
 			unsigned int gen)
@@ -584,7 +588,7 @@ static void kb_join_end(struct kb_join *join, key_serial_t before,
 	 * is this join's: kb_join() subscribes anew only once this one has
 	 * ended, and the process cannot end while current runs here.
 	 */
-	if (join->gen == gen && !join->ended) {
+	if (join->gen == gen && !join->ended && xa_empty(&join->queued)) {
 		join->ended = true;
 		pnotify_unsubscribe(current, &kb_events);
 	}

@@ -28,6 +28,15 @@
  *	the join included, must come to hold the job's keyring, and every
  *	child forked once the create returned too.  Prints counts; exits 1
  *	on any failure.
+ *
+ *   job_keyring split JID ROUNDS
+ *	For keyring_bridge mode=link, ROUNDS times: a process whose threads
+ *	hold different session keyrings (its leader's and a keeper thread's
+ *	one of root's own, another thread's one it joined), its leader
+ *	exited, is attached to job JID.  The join's run goes to the first
+ *	live thread, which chose another keyring, and queues the keeper's,
+ *	which must link the job's keyring into the keyring it kept.  Exits
+ *	1 if a keeper does not find it there within SETTLE_MS.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -452,6 +461,124 @@ static int threads(unsigned int rounds)
 	return bad ? 1 : 0;
 }
 
+/* One process of "split": what its threads share. */
+struct split_process {
+	int jid_pipe[2];	/* the JID, once attached, for the keeper */
+	int ready_pipe[2];	/* for the parent: the threads are made */
+	atomic_bool joined_own;
+};
+
+static struct split_process sp;
+
+/* Joins a session keyring of its own, then waits for the process's end. */
+static void *split_own(void *arg)
+{
+	(void)arg;
+	if (keyctl(KEYCTL_JOIN_SESSION_KEYRING, (unsigned long)"split-own",
+		   0, 0) < 0)
+		_exit(failed("join a session keyring of its own", 0));
+	atomic_store(&sp.joined_own, true);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * Keeps the leader's session keyring; once told the JID, ends the process
+ * with 0 when the job's keyring is linked into it, else 1.
+ */
+static void *split_keeper(void *arg)
+{
+	char want[JOB_KEYRING_NAME_SIZE];
+	jid_t jid;
+	int ms;
+
+	(void)arg;
+	if (read(sp.jid_pipe[0], &jid, sizeof(jid)) != sizeof(jid))
+		_exit(failed("read the JID", 0));
+	snprintf(want, sizeof(want), JOB_KEYRING_NAME_FORMAT,
+		 (unsigned long long)jid);
+	for (ms = 0; ms < SETTLE_MS; ms++) {
+		if (keyctl(KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING,
+			   (unsigned long)"keyring", (unsigned long)want) >= 0)
+			_exit(0);
+		usleep(1000);
+	}
+	fprintf(stderr, "job %#" PRIx64 ": its keyring is not linked into the session keyring the keeper thread kept\n",
+		(uint64_t)jid);
+	_exit(1);
+}
+
+/* The process of one round: its leader exits once its threads are made. */
+static void split_process(void)
+{
+	pthread_t own, keeper;
+	char ready = 0;
+
+	if (keyctl(KEYCTL_JOIN_SESSION_KEYRING, (unsigned long)"split", 0,
+		   0) < 0)
+		_exit(failed("join a session keyring", 0));
+	if (pthread_create(&own, NULL, split_own, NULL))
+		_exit(failed("pthread_create", 0));
+	while (!atomic_load(&sp.joined_own))
+		usleep(100);
+	if (pthread_create(&keeper, NULL, split_keeper, NULL) ||
+	    write(sp.ready_pipe[1], &ready, 1) != 1)
+		_exit(failed("pthread_create", 0));
+	pthread_exit(NULL);
+}
+
+/* Whether @pid's leader is a zombie (its threads live on). */
+static bool leader_exited(pid_t pid)
+{
+	char path[64], state = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 0;
+	fclose(f);
+	return state == 'Z';
+}
+
+static int split(jid_t jid, unsigned int rounds)
+{
+	unsigned int round, bad = 0;
+	int status;
+	char ready;
+	pid_t pid;
+
+	for (round = 0; round < rounds; round++) {
+		if (pipe(sp.jid_pipe) || pipe(sp.ready_pipe))
+			return failed("pipe", jid);
+		pid = fork();
+		if (pid < 0)
+			return failed("fork", jid);
+		if (!pid)
+			split_process();
+		if (read(sp.ready_pipe[0], &ready, 1) != 1)
+			return failed("read the process's ready", jid);
+		while (!leader_exited(pid))
+			usleep(1000);
+		if (job_attachpid(pid, jid) == (jid_t)-1)
+			return failed("attach the process to", jid);
+		if (write(sp.jid_pipe[1], &jid, sizeof(jid)) != sizeof(jid))
+			return failed("write the JID", jid);
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			bad++;
+		close(sp.jid_pipe[0]);
+		close(sp.jid_pipe[1]);
+		close(sp.ready_pipe[0]);
+		close(sp.ready_pipe[1]);
+	}
+	printf("split: %u rounds, %u failed\n", rounds, bad);
+	return bad ? 1 : 0;
+}
+
 static int drop_back(char **argv)
 {
 	uid_t uid = getuid();
@@ -476,6 +603,8 @@ int main(int argc, char **argv)
 		return race(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "threads") && atoi(argv[2]) > 0)
 		return threads(atoi(argv[2]));
-	fprintf(stderr, "usage: job_keyring su-fork | drop-back COMMAND... | race ROUNDS | threads ROUNDS\n");
+	if (argc == 4 && !strcmp(argv[1], "split") && atoi(argv[3]) > 0)
+		return split(strtoull(argv[2], NULL, 0), atoi(argv[3]));
+	fprintf(stderr, "usage: job_keyring su-fork | drop-back COMMAND... | race ROUNDS | threads ROUNDS | split JID ROUNDS\n");
 	return 2;
 }

@@ -321,6 +321,19 @@ pn_assert_eq "mode=link: nobody's session keyring" shared "$(ses link_nobody)"
 pn_assert_eq "mode=link: the member's session keyring" _ses "$(ses link_member)"
 grep -q '^[0-9][0-9]*$' /tmp/link_key || pn_fail "mode=link: the member added no key to its job keyring"
 grep -q LEAK /tmp/link_nobody.out && pn_fail "mode=link: nobody read the job's key: $(cat /tmp/link_nobody.out)"
+
+# mode=link, a process whose leader exited and whose threads hold
+# different session keyrings: the join's run goes to a thread that chose
+# its own, and the run it queues for the thread that kept the leader's
+# (root's own, so counted as sharing the job's keyring once linked) must
+# not be dropped by the subscription's end before it links it.
+jobctl create -- sleep 600 > /tmp/split_jid &
+pn_wait_file /tmp/split_jid
+rounds=$(pn_scale 20)
+job_keyring split "$(cat /tmp/split_jid)" "$rounds" > /tmp/split.out 2>&1 ||
+	pn_fail "job_keyring split: $(tail -n 3 /tmp/split.out)"
+pn_log "$(tail -n 1 /tmp/split.out)"
+jobctl kill -KILL "$(cat /tmp/split_jid)"
 pn_unload keyring_bridge
 pn_unload job
 pn_unload pnotify
