@@ -346,14 +346,20 @@ static int kb_join_restart(struct pnotify_subscriber *sub,
 	if (old && old->ended) {
 		err = -EAGAIN;
 	} else if (old) {
+		/*
+		 * A new join: every thread is to run it.  Forgotten before
+		 * the new join is seen, so that the runs a sweep of it
+		 * queues stay marked until they begin (kb_join_end() waits
+		 * for them).  A run of the old join, marked meanwhile, ends
+		 * nothing: kb_join_end() reads the generation under kb_lock.
+		 */
+		xa_destroy(&old->queued);
 		spin_lock(&old->lock);
 		/* kb_inherit() reads them unlocked. */
 		WRITE_ONCE(old->before, before);
 		WRITE_ONCE(old->settled_ns, 0);
 		WRITE_ONCE(old->gen, old->gen + 1);
 		spin_unlock(&old->lock);
-		/* A new join: every thread is to run it. */
-		xa_destroy(&old->queued);
 		kb_join_free(join);
 	} else {
 		/* Its children's fork callbacks read it locklessly. */
