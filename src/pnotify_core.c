@@ -2046,9 +2046,9 @@ static int pn_fork_inherit(struct pn_task *ce, struct pn_task *kit,
 }
 
 /*
- * The child's entry, locked by pn_fork_lock(): the @kit bound to it, entered in the table,
- * or the entry a walk of all threads (attach, init) gave the child between
- * its joining its thread group and this hook.
+ * The child's entry, locked by pn_fork_lock(): the @kit bound to it,
+ * entered in the table, or the entry a walk of all threads (attach, init)
+ * gave the child between its joining its thread group and this hook.
  */
 static struct pn_task *pn_fork_entry(struct pn_task *kit)
 {
