@@ -305,6 +305,7 @@ struct kb_join {
 	key_serial_t before;
 	u64 settled_ns;
 	unsigned int gen;	/* the process's joins so far */
+	key_serial_t keyring;	/* the job's, once a run of this join had it */
 	bool ended;		/* its subscription, under kb_lock */
 	struct xarray queued;
 };
@@ -358,6 +359,7 @@ static int kb_join_restart(struct pnotify_subscriber *sub,
 		/* kb_inherit() reads them unlocked. */
 		WRITE_ONCE(old->before, before);
 		WRITE_ONCE(old->settled_ns, 0);
+		WRITE_ONCE(old->keyring, 0);
 		WRITE_ONCE(old->gen, old->gen + 1);
 		spin_unlock(&old->lock);
 		kb_join_free(join);
@@ -442,9 +444,10 @@ static void kb_install(struct key *keyring)
  * In current's own context, for a join made with the session keyring
  * @before: installs current's job's keyring if the rule allows.  Returns
  * false when current waits to run as its job's owner, true when the join
- * is settled (installed, or declined for good).
+ * is settled (installed, or declined for good); the serial of the job's
+ * keyring in *@installed when it went as far as installing it.
  */
-static bool kb_settle(key_serial_t before)
+static bool kb_settle(key_serial_t before, key_serial_t *installed)
 {
 	const struct cred *cred = current_cred();
 	struct key *keyring;
@@ -462,6 +465,7 @@ static bool kb_settle(key_serial_t before)
 	if (IS_ERR(keyring))
 		return true;
 	kb_install(keyring);
+	*installed = keyring->serial;
 	key_put(keyring);
 	return true;
 }
@@ -472,15 +476,20 @@ static void kb_join_run(struct task_struct *task,
 /*
  * Whether a thread with credentials @cred, of a process whose join made
  * with the session keyring @before is settled, has yet to settle it
- * itself: it still has that session keyring, and that is not one all its
- * threads share the job's keyring through (mode=link links it into a
- * session keyring of the user's own).  Atomic context.
+ * itself: it still has that session keyring, and that is neither the
+ * job's own, @keyring (a member detached and attached again joins with
+ * it), nor one all its threads share the job's keyring through
+ * (mode=link links it into a session keyring of the user's own).  Atomic
+ * context.
  */
-static bool kb_cred_unsettled(const struct cred *cred, key_serial_t before)
+static bool kb_cred_unsettled(const struct cred *cred, key_serial_t before,
+			      key_serial_t keyring)
 {
 	const struct key *session = cred->session_keyring;
+	key_serial_t serial = kb_session_serial(cred);
 
-	if (kb_mode == KB_OFF || kb_session_serial(cred) != before)
+	if (kb_mode == KB_OFF || serial != before ||
+	    (keyring && serial == keyring))
 		return false;
 	return kb_mode == KB_SESSION || !session ||
 	       !uid_eq(session->uid, cred->uid);
@@ -489,7 +498,8 @@ static bool kb_cred_unsettled(const struct cred *cred, key_serial_t before)
 /* kb_cred_unsettled() for current. */
 static bool kb_thread_unsettled(const struct kb_join *join)
 {
-	return kb_cred_unsettled(current_cred(), READ_ONCE(join->before));
+	return kb_cred_unsettled(current_cred(), READ_ONCE(join->before),
+				 READ_ONCE(join->keyring));
 }
 
 /*
@@ -551,9 +561,10 @@ static void kb_join_sweep(struct kb_join *join, key_serial_t before,
 
 /*
  * Whether a user thread of current's process, not exiting, has yet to
- * settle the join made with the session keyring @before.
+ * settle the join made with the session keyring @before, the job's being
+ * @keyring.
  */
-static bool kb_process_unsettled(key_serial_t before)
+static bool kb_process_unsettled(key_serial_t before, key_serial_t keyring)
 {
 	struct task_struct *t;
 	bool unsettled = false;
@@ -561,7 +572,7 @@ static bool kb_process_unsettled(key_serial_t before)
 	rcu_read_lock();
 	for_each_thread(current, t) {
 		if (pn_task_is_user(t) && !(t->flags & PF_EXITING) &&
-		    kb_cred_unsettled(__task_cred(t), before)) {
+		    kb_cred_unsettled(__task_cred(t), before, keyring)) {
 			unsettled = true;
 			break;
 		}
@@ -586,7 +597,7 @@ static bool kb_process_unsettled(key_serial_t before)
 static void kb_join_end(struct kb_join *join, key_serial_t before,
 			unsigned int gen)
 {
-	if (kb_process_unsettled(before))
+	if (kb_process_unsettled(before, READ_ONCE(join->keyring)))
 		return;
 	mutex_lock(&kb_lock);
 	/*
@@ -617,7 +628,7 @@ static void kb_join_run(struct task_struct *task,
 {
 	/* Published by kb_join_restart() with smp_store_release(). */
 	struct kb_join *join = smp_load_acquire(&sub->data);
-	key_serial_t before;
+	key_serial_t before, installed = 0;
 	unsigned int gen;
 
 	if (!join)
@@ -627,12 +638,16 @@ static void kb_join_run(struct task_struct *task,
 	before = join->before;
 	gen = join->gen;
 	spin_unlock(&join->lock);
-	if (!kb_settle(before))
+	if (!kb_settle(before, &installed))
 		return;
 	spin_lock(&join->lock);
 	/* Unless the process joined again meanwhile: that join is to be run. */
-	if (join->gen == gen && !join->settled_ns)
-		WRITE_ONCE(join->settled_ns, ktime_get_ns());
+	if (join->gen == gen) {
+		if (!join->settled_ns)
+			WRITE_ONCE(join->settled_ns, ktime_get_ns());
+		if (installed)
+			WRITE_ONCE(join->keyring, installed);
+	}
 	spin_unlock(&join->lock);
 	if (kb_session_serial(current_cred()) != before)
 		kb_join_sweep(join, before, gen);
@@ -669,13 +684,13 @@ static int kb_fork(struct task_struct *task, struct pnotify_subscriber *sub,
 		   void *parent_data)
 {
 	struct kb_join *parent = parent_data, *join;
-	key_serial_t before;
+	key_serial_t before, installed;
 
 	spin_lock(&parent->lock);
 	before = parent->before;
 	spin_unlock(&parent->lock);
 	/* A child that cannot wait, for want of memory, stays without. */
-	if (kb_settle(before))
+	if (kb_settle(before, &installed))
 		return 0;
 	join = kb_join_new(before);
 	/*

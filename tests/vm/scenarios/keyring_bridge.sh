@@ -173,6 +173,9 @@ pn_assert_eq "root in nobody's job, job A's keyring joined by name" "$serial" "$
 pn_assert_eq "nobody, after su from root holding job A's keyring" \
 	"_job.$(printf %016x "$(cat /tmp/jid_from_a)")" "$(ses nobody_from_a)"
 
+# Whether keyring_bridge follows as many processes as it did at kb_before.
+kb_followers_back() { [ "$(followers keyring_bridge)" = "$kb_before" ]; }
+
 # A join settled ends the subscription; a later one subscribes the process
 # anew.  A member detached from its job, keeping that job's keyring, and
 # attached to job A gets A's, and so do the children it forks.
@@ -182,14 +185,38 @@ jobctl create -- sh -c 'read x < /tmp/go_m; keyctl rdescribe @s > /tmp/moved.ses
 	sh -c "keyctl rdescribe @s > /tmp/moved_child.ses"' > /tmp/jid_m &
 moved=$!
 pn_wait_file /tmp/jid_m
-pn_wait_until "the moving member's join to end its subscription" \
-	sh -c '[ "$(awk '\''$1 == "keyring_bridge" { print $2 }'\'' /proc/pnotify)" = '"$kb_before"' ]'
+pn_wait_until "the moving member's join to end its subscription" kb_followers_back
 jobctl detach -p "$moved" || pn_fail "detach the moving member"
 jobctl attach "$moved" "$jid_a" || pn_fail "attach the moving member to job A"
 echo go > /tmp/go_m
 wait "$moved"
 pn_assert_eq "a member moved to job A: its session keyring" "$name_a" "$(ses moved)"
 pn_assert_eq "a member moved to job A: its child's" "$name_a" "$(ses moved_child)"
+
+# Detached and attached again to the same job (kept alive by its sleep),
+# a member joins with that job's keyring as its session keyring already:
+# nothing is left to settle, and its subscription ends too; it and its
+# children keep the job's keyring.
+mkfifo /tmp/go_r
+kb_before=$(followers keyring_bridge)
+jobctl create -- sh -c 'sleep 600 & read x < /tmp/go_r; keyctl rdescribe @s > /tmp/again.ses
+	sh -c "keyctl rdescribe @s > /tmp/again_child.ses"' > /tmp/jid_r &
+again=$!
+pn_wait_file /tmp/jid_r
+name_r=_job.$(printf %016x "$(cat /tmp/jid_r)")
+pn_wait_until "the member's first join to end its subscription" kb_followers_back
+kb_exits() { awk '$1 == "keyring_bridge" { print $5 }' /proc/pnotify; }
+exits=$(kb_exits)
+jobctl detach -p "$again" || pn_fail "detach the member"
+jobctl attach "$again" "$(cat /tmp/jid_r)" || pn_fail "attach the member to its job again"
+pn_wait_until "the member's second join to end its subscription" kb_followers_back
+[ "$(kb_exits)" -gt "$exits" ] ||
+	pn_fail "the member attached again had no keyring_bridge subscription to end"
+echo go > /tmp/go_r
+wait "$again"
+pn_assert_eq "a member attached again to its job: its session keyring" "$name_r" "$(ses again)"
+pn_assert_eq "a member attached again to its job: its child's" "$name_r" "$(ses again_child)"
+jobctl kill -KILL "$(cat /tmp/jid_r)"
 
 # su to root in nobody's job, as su does with pam_keyinit: a setuid root
 # program becomes root, joins a new session keyring and forks; the child's
