@@ -522,9 +522,10 @@ static void split_process(void)
 		_exit(failed("pthread_create", 0));
 	while (!atomic_load(&sp.joined_own))
 		usleep(100);
-	if (pthread_create(&keeper, NULL, split_keeper, NULL) ||
-	    write(sp.ready_pipe[1], &ready, 1) != 1)
+	if (pthread_create(&keeper, NULL, split_keeper, NULL))
 		_exit(failed("pthread_create", 0));
+	if (write(sp.ready_pipe[1], &ready, 1) != 1)
+		_exit(failed("write the process's ready", 0));
 	pthread_exit(NULL);
 }
 
