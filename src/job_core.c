@@ -350,15 +350,15 @@ static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 	struct job_member *m = sub->data;
 	struct job_sums used = { 0 };
 	struct job *job = m->job;
-	unsigned long flags;
 
 	if (!job_sums_read_ended(&used))
 		return PNOTIFY_CALL_EXIT;
-	raw_spin_lock_irqsave(&job->lock, flags);
+	/* Interrupts are off in the exit hook's leave(). */
+	raw_spin_lock(&job->lock);
 	job_sums_fold(&job->spent, &used);
 	job->spent.nr_tasks += pnotify_threads_made(sub);
 	m->ended = job_member_remove_locked(job, m, pnotify_exit_status(sub));
-	raw_spin_unlock_irqrestore(&job->lock, flags);
+	raw_spin_unlock(&job->lock);
 	m->left = true;
 	/*
 	 * Not the last reference: the leader, whose pid the tgid is, is

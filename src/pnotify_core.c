@@ -745,23 +745,30 @@ static void pn_blocks_scrub(struct pnotify_subscriber *b)
  * longer have.  Then drops a reference of @put, if given, burying it in
  * the same section if it was the last: *@kits and *@blocks may be @put's
  * own, which its grace period frees.  Any context, the exit hook included.
+ * @irqs_off: the caller keeps interrupts off (it holds an entry's lock, or
+ * is the exit hook's leave), so that the lock needs no saving.
  */
-static void pn_cache_keep(struct pn_task **kits,
-			  struct pnotify_subscriber **blocks,
-			  struct pn_task *put)
+static __always_inline void __pn_cache_keep(struct pn_task **kits,
+					    struct pnotify_subscriber **blocks,
+					    struct pn_task *put, bool irqs_off)
 {
 	unsigned int nr = READ_ONCE(pn_nr_events);
 	size_t room = READ_ONCE(pn_room);
 	struct pnotify_subscriber *b = *blocks, *b_next, *stale = NULL;
 	struct pn_task *kit = *kits, *next;
 	bool start = false;
-	unsigned long flags;
+	unsigned long flags = 0;
 
 	*kits = NULL;
 	*blocks = NULL;
 	if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
 		pn_blocks_scrub(b);
-	raw_spin_lock_irqsave(&pn_kits_lock, flags);
+	if (irqs_off) {
+		lockdep_assert_irqs_disabled();
+		raw_spin_lock(&pn_kits_lock);
+	} else {
+		raw_spin_lock_irqsave(&pn_kits_lock, flags);
+	}
 	for (; kit; kit = next) {
 		next = kit->kit;
 		if (pn_kit_fits(kit, nr, room) && pn_nr_kits < PN_KITS_MAX) {
@@ -789,20 +796,39 @@ static void pn_cache_keep(struct pn_task **kits,
 	/* Once its outputs are written: its grace period frees them. */
 	if (put && refcount_dec_and_test(&put->ref))
 		start = pn_task_bury_locked(put);
-	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+	if (irqs_off)
+		raw_spin_unlock(&pn_kits_lock);
+	else
+		raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
 	if (start)
 		call_rcu(&pn_grace, pn_grace_ended);
 }
 
+static void pn_cache_keep(struct pn_task **kits,
+			  struct pnotify_subscriber **blocks,
+			  struct pn_task *put)
+{
+	__pn_cache_keep(kits, blocks, put, false);
+}
+
+/* pn_cache_keep() with interrupts off: see __pn_cache_keep(). */
+static void pn_cache_keep_irqs_off(struct pn_task **kits,
+				   struct pnotify_subscriber **blocks,
+				   struct pn_task *put)
+{
+	__pn_cache_keep(kits, blocks, put, true);
+}
+
 /*
- * pn_task_let_go() in a hook, which may not free: what @e's dead_kits and
- * dead_blocks hold goes to the caches, in the section that puts @e, and
- * what they cannot take waits for @e's grace period.
+ * pn_task_let_go() in a hook, which may not free, with interrupts off (its
+ * callers hold an entry's lock, or are the exit hook's leave): what @e's
+ * dead_kits and dead_blocks hold goes to the caches, in the section that
+ * puts @e, and what they cannot take waits for @e's grace period.
  */
 static void pn_entry_let_go_atomic(struct pn_task *e)
 {
 	pn_entry_unbind(e);
-	pn_cache_keep(&e->dead_kits, &e->dead_blocks, e);
+	pn_cache_keep_irqs_off(&e->dead_kits, &e->dead_blocks, e);
 }
 
 /* Keeps @kit for a clone if it fits, or frees it. */
@@ -1199,8 +1225,8 @@ static void pn_entry_unhash(struct pn_task *e, struct pn_task **kits)
 
 /*
  * Takes the record @rec of @e (locked) out of the table and off @e's
- * list, its kit onto rec->dead_kits: the caller lets go of it once
- * unlocked (pn_entry_let_go_atomic()).
+ * list, its kit onto rec->dead_kits: the caller lets go of it, @e still
+ * locked (pn_entry_let_go_atomic()).
  */
 static void pn_record_unhash(struct pn_task *e, struct pn_task *rec)
 {
@@ -2641,12 +2667,15 @@ pn_entry_keep_blocks(struct pn_task *e, struct pnotify_subscriber *b)
  * the table, for the exit work (or an unregister first) to end as usual.
  * The kits and blocks freed go to the cache, and what it cannot take, for
  * the hook may not free it on PREEMPT_RT, waits for @e's grace period.
+ * Interrupts stay off from @e's lock to the end, leave() included: the
+ * locks taken meanwhile (the cache's, a subscriber's own) need no saving.
  * Returns whether the exit work is due, and then hands it the table's
  * reference.
  */
 static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 {
 	struct pnotify_subscriber *sub, *released = NULL;
+	unsigned long flags = e->irqflags;
 	struct hlist_node *next;
 	struct pn_task *kit;
 	bool exit_due = false;
@@ -2654,7 +2683,7 @@ static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 
 	pn_task_unlink_all(e, &ended);
 	kit = pn_task_unhash(e);
-	pn_entry_unlock(e);
+	raw_spin_unlock(&e->lock);
 	/* Most processes never fork from a thread other than the leader. */
 	if (unlikely(!list_empty(&e->records)))
 		pn_records_let_go(&e->records);
@@ -2678,12 +2707,13 @@ static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 	e->dead_kits = kit;
 	e->dead_blocks = pn_entry_keep_blocks(e, released);
 	if (exit_due) {
-		pn_cache_keep(&e->dead_kits, &e->dead_blocks, NULL);
-		return true;
+		pn_cache_keep_irqs_off(&e->dead_kits, &e->dead_blocks, NULL);
+	} else {
+		atomic_long_inc(&pn_stats.exits_in_hook);
+		pn_entry_let_go_atomic(e);
 	}
-	atomic_long_inc(&pn_stats.exits_in_hook);
-	pn_entry_let_go_atomic(e);
-	return false;
+	local_irq_restore(flags);
+	return exit_due;
 }
 
 /*
