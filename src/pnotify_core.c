@@ -111,7 +111,6 @@ struct pn_task {
 	size_t attach_room;
 	int exit_status;		/* once the process ended: wait()'s */
 	raw_spinlock_t lock;		/* taken with interrupts off */
-	unsigned long irqflags;		/* of the lock's holder */
 	struct hlist_head subs;		/* in the order they were linked */
 	unsigned int nr_subs;
 	size_t subs_room;		/* the largest data_size of subs */
@@ -119,10 +118,6 @@ struct pn_task {
 	unsigned long flags;
 	struct pn_task *kit;		/* the next child's entry; cached: next */
 	refcount_t ref;			/* table + queued works */
-	struct callback_head prep_work;
-	struct callback_head exec_work;
-	struct callback_head exit_work;
-	struct hlist_bl_node exit_node;	/* on pn_exiting while it is queued */
 	struct pn_task *next_dead;	/* once unreferenced: see pn_task_put() */
 	/*
 	 * Of an exit ended in the hook: what it could not free (it may not,
@@ -130,6 +125,12 @@ struct pn_task {
 	 */
 	struct pn_task *dead_kits;
 	struct pnotify_subscriber *dead_blocks;
+	/* From here on, each is written before it is read: none is reset. */
+	unsigned long irqflags;		/* of the lock's holder */
+	struct callback_head prep_work;
+	struct callback_head exec_work;
+	struct callback_head exit_work;
+	struct hlist_bl_node exit_node;	/* on pn_exiting while it is queued */
 	/*
 	 * As a kit: blocks of room bytes of data each, taken from the end;
 	 * kept when the entry is made a kit again (pn_dead_recycle()).
@@ -405,10 +406,14 @@ static void pn_entry_free(struct pn_task *e)
 	}
 }
 
-/* Everything of an entry but its blocks, as a new one has it. */
+/*
+ * Everything of an entry but its blocks, as a new one has it, but for the
+ * fields none reads before writing (irqflags on), which are left as they
+ * are: a recycled entry's reset zeroes 72 bytes fewer.
+ */
 static void pn_entry_reset(struct pn_task *e)
 {
-	memset(e, 0, offsetof(struct pn_task, room));
+	memset(e, 0, offsetof(struct pn_task, irqflags));
 	raw_spin_lock_init(&e->lock);
 	INIT_HLIST_HEAD(&e->subs);
 	INIT_LIST_HEAD(&e->forks);
