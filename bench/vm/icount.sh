@@ -5,7 +5,9 @@
 # kernel parameters that keep the counts repeatable (no KASLR, no random
 # mmap or kernel stack offset, no transparent hugepages).  Every round runs
 # every configuration (PN_BENCH_CONFIGS, see bench.sh) once, each operation
-# of PN_BENCH_OPS in turn, PN_BENCH_RUNS rounds:
+# of PN_BENCH_OPS in turn, PN_BENCH_RUNS rounds, every second one in the
+# reverse order, so that what a configuration leaves to the next (its
+# kill's slab state, say) weighs alike on two that are compared.  A round:
 #  - opcount fork|exec|thread PN_BENCH_ICOUNT_OPS (after a warm-up, with the
 #    last pid reset, so that every run allocates the same pids);
 #  - in E and F, opcount job 1: a job's start and end, in F the first
@@ -109,9 +111,15 @@ if [ "$kill_procs" -gt 0 ]; then
 	rm -f /tmp/ready
 fi
 
+reversed=
+for cfg in $configs; do
+	reversed="$cfg $reversed"
+done
 run=1
 while [ "$run" -le "$BENCH_RUNS" ]; do
-	for cfg in $configs; do
+	order=$configs
+	[ $((run % 2)) -eq 1 ] || order=$reversed
+	for cfg in $order; do
 		bench_config "$cfg"
 		dump_symbols modsyms ' [tT] .*\['
 		for op in $ops; do
