@@ -194,10 +194,10 @@ static int testsub_leave(struct task_struct *task,
 	struct testsub_data *d = sub->data;
 
 	atomic_long_inc(&nr_leave);
-	if (WARN(preemptible() || task != current ||
+	if (WARN(preemptible() || !irqs_disabled() || task != current ||
 		 atomic_read(&task->signal->live),
-		 "testsub: leave() for process %d in pid %d, preemptible %d\n",
-		 d->pid, task_pid_nr(current), preemptible()))
+		 "testsub: leave() for process %d in pid %d, preemptible %d, interrupts off %d\n",
+		 d->pid, task_pid_nr(current), preemptible(), irqs_disabled()))
 		atomic_long_inc(&nr_unbalanced);
 	if (task_tgid_nr(task) & 1)
 		return PNOTIFY_CALL_EXIT;
