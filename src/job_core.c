@@ -353,8 +353,12 @@ static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 
 	if (!job_sums_read_ended(&used))
 		return PNOTIFY_CALL_EXIT;
-	/* Interrupts are off in leave(), see pnotify.h. */
-	lockdep_assert_irqs_disabled();
+	/*
+	 * Interrupts are off in leave(), but on PREEMPT_RT, where no
+	 * interrupt takes tasklist_lock, under which job_inherit() takes it.
+	 */
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		lockdep_assert_irqs_disabled();
 	raw_spin_lock(&job->lock);
 	job_sums_fold(&job->spent, &used);
 	job->spent.nr_tasks += pnotify_threads_made(sub);

@@ -409,11 +409,14 @@ static void pn_entry_free(struct pn_task *e)
 /*
  * Everything of an entry but its blocks, as a new one has it, but for the
  * fields none reads before writing (irqflags on), which are left as they
- * are: a recycled entry's reset zeroes 72 bytes fewer.
+ * are: a recycled entry's reset zeroes 72 bytes fewer.  Not under
+ * kmemleak, which would take their old pointers for references.
  */
 static void pn_entry_reset(struct pn_task *e)
 {
-	memset(e, 0, offsetof(struct pn_task, irqflags));
+	memset(e, 0, IS_ENABLED(CONFIG_DEBUG_KMEMLEAK) ?
+		     offsetof(struct pn_task, room) :
+		     offsetof(struct pn_task, irqflags));
 	raw_spin_lock_init(&e->lock);
 	INIT_HLIST_HEAD(&e->subs);
 	INIT_LIST_HEAD(&e->forks);
@@ -751,7 +754,8 @@ static void pn_blocks_scrub(struct pnotify_subscriber *b)
  * the same section if it was the last: *@kits and *@blocks may be @put's
  * own, which its grace period frees.  Any context, the exit hook included.
  * @irqs_off: the caller keeps interrupts off (it holds an entry's lock, or
- * is the exit hook's leave), so that the lock needs no saving.
+ * is the exit hook's leave), so that the lock needs no saving; but on
+ * PREEMPT_RT, where the leave keeps them on (see pn_task_leave()).
  */
 static __always_inline void __pn_cache_keep(struct pn_task **kits,
 					    struct pnotify_subscriber **blocks,
@@ -768,7 +772,7 @@ static __always_inline void __pn_cache_keep(struct pn_task **kits,
 	*blocks = NULL;
 	if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
 		pn_blocks_scrub(b);
-	if (irqs_off) {
+	if (irqs_off && !IS_ENABLED(CONFIG_PREEMPT_RT)) {
 		lockdep_assert_irqs_disabled();
 		raw_spin_lock(&pn_kits_lock);
 	} else {
@@ -801,7 +805,7 @@ static __always_inline void __pn_cache_keep(struct pn_task **kits,
 	/* Once its outputs are written: its grace period frees them. */
 	if (put && refcount_dec_and_test(&put->ref))
 		start = pn_task_bury_locked(put);
-	if (irqs_off)
+	if (irqs_off && !IS_ENABLED(CONFIG_PREEMPT_RT))
 		raw_spin_unlock(&pn_kits_lock);
 	else
 		raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
@@ -826,7 +830,8 @@ static void pn_cache_keep_irqs_off(struct pn_task **kits,
 
 /*
  * pn_task_let_go() in a hook, which may not free, with interrupts off (its
- * callers hold an entry's lock, or are the exit hook's leave): what @e's
+ * callers hold an entry's lock, or are the exit hook's leave, but on
+ * PREEMPT_RT): what @e's
  * dead_kits and dead_blocks hold goes to the caches, in the section that
  * puts @e, and what they cannot take waits for @e's grace period.
  */
@@ -1102,6 +1107,11 @@ static __always_inline void __pn_entry_lock(struct pn_task *e, int subclass,
 	e->irqflags = flags;
 }
 
+/*
+ * @irqs_off: interrupts stay off past the unlock, but on PREEMPT_RT (the
+ * fork hook's caller restores them; the exit hook's leave does, see
+ * pn_task_leave()).
+ */
 static __always_inline void __pn_entry_unlock(struct pn_task *e,
 					      bool irqs_off)
 {
@@ -2674,6 +2684,9 @@ pn_entry_keep_blocks(struct pn_task *e, struct pnotify_subscriber *b)
  * the hook may not free it on PREEMPT_RT, waits for @e's grace period.
  * Interrupts stay off from @e's lock to the end, leave() included: the
  * locks taken meanwhile (the cache's, a subscriber's own) need no saving.
+ * Not on PREEMPT_RT, where they are on again at @e's unlock, as they were
+ * before the hook: there the leave of a process with many threads' records
+ * would keep them off for long.
  * Returns whether the exit work is due, and then hands it the table's
  * reference.
  */
@@ -2688,7 +2701,7 @@ static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 
 	pn_task_unlink_all(e, &ended);
 	kit = pn_task_unhash(e);
-	raw_spin_unlock(&e->lock);
+	__pn_entry_unlock(e, true);
 	/* Most processes never fork from a thread other than the leader. */
 	if (unlikely(!list_empty(&e->records)))
 		pn_records_let_go(&e->records);
@@ -2717,7 +2730,8 @@ static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 		atomic_long_inc(&pn_stats.exits_in_hook);
 		pn_entry_let_go_atomic(e);
 	}
-	local_irq_restore(flags);
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		local_irq_restore(flags);
 	return exit_due;
 }
 
