@@ -581,19 +581,52 @@ static bool pn_task_bury_locked(struct pn_task *e)
 	return start;
 }
 
-/* Any context, the hooks included. */
-static void pn_task_put(struct pn_task *e)
+/*
+ * Takes pn_kits_lock.  @irqs_off: the caller keeps interrupts off (it
+ * holds an entry's lock, or is the exit hook's leave), so that the lock
+ * needs no saving; but on PREEMPT_RT, where the leave keeps them on (see
+ * pn_task_leave()).  Returns what pn_kits_unlock() restores.
+ */
+static __always_inline unsigned long pn_kits_lock_irqs(bool irqs_off)
+{
+	unsigned long flags = 0;
+
+	if (irqs_off && !IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		lockdep_assert_irqs_disabled();
+		raw_spin_lock(&pn_kits_lock);
+	} else {
+		raw_spin_lock_irqsave(&pn_kits_lock, flags);
+	}
+	return flags;
+}
+
+static __always_inline void pn_kits_unlock(unsigned long flags,
+					   bool irqs_off)
+{
+	if (irqs_off && !IS_ENABLED(CONFIG_PREEMPT_RT))
+		raw_spin_unlock(&pn_kits_lock);
+	else
+		raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+}
+
+/* Any context, the hooks included; @irqs_off as pn_kits_lock_irqs(). */
+static __always_inline void __pn_task_put(struct pn_task *e, bool irqs_off)
 {
 	unsigned long flags;
 	bool start;
 
 	if (!refcount_dec_and_test(&e->ref))
 		return;
-	raw_spin_lock_irqsave(&pn_kits_lock, flags);
+	flags = pn_kits_lock_irqs(irqs_off);
 	start = pn_task_bury_locked(e);
-	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+	pn_kits_unlock(flags, irqs_off);
 	if (start)
 		call_rcu(&pn_grace, pn_grace_ended);
+}
+
+static void pn_task_put(struct pn_task *e)
+{
+	__pn_task_put(e, false);
 }
 
 /*
@@ -753,9 +786,7 @@ static void pn_blocks_scrub(struct pnotify_subscriber *b)
  * longer have.  Then drops a reference of @put, if given, burying it in
  * the same section if it was the last: *@kits and *@blocks may be @put's
  * own, which its grace period frees.  Any context, the exit hook included.
- * @irqs_off: the caller keeps interrupts off (it holds an entry's lock, or
- * is the exit hook's leave), so that the lock needs no saving; but on
- * PREEMPT_RT, where the leave keeps them on (see pn_task_leave()).
+ * @irqs_off as pn_kits_lock_irqs().
  */
 static __always_inline void __pn_cache_keep(struct pn_task **kits,
 					    struct pnotify_subscriber **blocks,
@@ -766,18 +797,13 @@ static __always_inline void __pn_cache_keep(struct pn_task **kits,
 	struct pnotify_subscriber *b = *blocks, *b_next, *stale = NULL;
 	struct pn_task *kit = *kits, *next;
 	bool start = false;
-	unsigned long flags = 0;
+	unsigned long flags;
 
 	*kits = NULL;
 	*blocks = NULL;
 	if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
 		pn_blocks_scrub(b);
-	if (irqs_off && !IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		lockdep_assert_irqs_disabled();
-		raw_spin_lock(&pn_kits_lock);
-	} else {
-		raw_spin_lock_irqsave(&pn_kits_lock, flags);
-	}
+	flags = pn_kits_lock_irqs(irqs_off);
 	for (; kit; kit = next) {
 		next = kit->kit;
 		if (pn_kit_fits(kit, nr, room) && pn_nr_kits < PN_KITS_MAX) {
@@ -805,10 +831,7 @@ static __always_inline void __pn_cache_keep(struct pn_task **kits,
 	/* Once its outputs are written: its grace period frees them. */
 	if (put && refcount_dec_and_test(&put->ref))
 		start = pn_task_bury_locked(put);
-	if (irqs_off && !IS_ENABLED(CONFIG_PREEMPT_RT))
-		raw_spin_unlock(&pn_kits_lock);
-	else
-		raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+	pn_kits_unlock(flags, irqs_off);
 	if (start)
 		call_rcu(&pn_grace, pn_grace_ended);
 }
@@ -838,7 +861,11 @@ static void pn_cache_keep_irqs_off(struct pn_task **kits,
 static void pn_entry_let_go_atomic(struct pn_task *e)
 {
 	pn_entry_unbind(e);
-	pn_cache_keep_irqs_off(&e->dead_kits, &e->dead_blocks, e);
+	/* Most have nothing to keep: a process that never forked, say. */
+	if (!e->dead_kits && !e->dead_blocks)
+		__pn_task_put(e, true);
+	else
+		pn_cache_keep_irqs_off(&e->dead_kits, &e->dead_blocks, e);
 }
 
 /* Keeps @kit for a clone if it fits, or frees it. */
