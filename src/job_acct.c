@@ -88,7 +88,7 @@ static noinline void job_sums_add_vtime(struct job_sums *sums,
 /*
  * Reads into @sums what the exiting current, ending its process, and the
  * threads of its process reaped before it used, past exit_mm(): in its
- * exit hook, interrupts disabled.  False when other threads of it are
+ * exit hook, preemption disabled.  False when other threads of it are
  * not all reaped yet (their use is then read in process context,
  * job_sums_add_process()).  Its CPU time is read as the scheduler keeps
  * it, as task_cputime_adjusted() would read it, but without the split and
