@@ -350,20 +350,15 @@ static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 	struct job_member *m = sub->data;
 	struct job_sums used = { 0 };
 	struct job *job = m->job;
+	unsigned long flags;
 
 	if (!job_sums_read_ended(&used))
 		return PNOTIFY_CALL_EXIT;
-	/*
-	 * Interrupts are off in leave(), but on PREEMPT_RT, where no
-	 * interrupt takes tasklist_lock, under which job_inherit() takes it.
-	 */
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
-		lockdep_assert_irqs_disabled();
-	raw_spin_lock(&job->lock);
+	raw_spin_lock_irqsave(&job->lock, flags);
 	job_sums_fold(&job->spent, &used);
 	job->spent.nr_tasks += pnotify_threads_made(sub);
 	m->ended = job_member_remove_locked(job, m, pnotify_exit_status(sub));
-	raw_spin_unlock(&job->lock);
+	raw_spin_unlock_irqrestore(&job->lock, flags);
 	m->left = true;
 	/*
 	 * Not the last reference: the leader, whose pid the tgid is, is

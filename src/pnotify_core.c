@@ -581,52 +581,19 @@ static bool pn_task_bury_locked(struct pn_task *e)
 	return start;
 }
 
-/*
- * Takes pn_kits_lock.  @irqs_off: the caller keeps interrupts off (it
- * holds an entry's lock, or is the exit hook's leave), so that the lock
- * needs no saving; but on PREEMPT_RT, where the leave keeps them on (see
- * pn_task_leave()).  Returns what pn_kits_unlock() restores.
- */
-static __always_inline unsigned long pn_kits_lock_irqs(bool irqs_off)
-{
-	unsigned long flags = 0;
-
-	if (irqs_off && !IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		lockdep_assert_irqs_disabled();
-		raw_spin_lock(&pn_kits_lock);
-	} else {
-		raw_spin_lock_irqsave(&pn_kits_lock, flags);
-	}
-	return flags;
-}
-
-static __always_inline void pn_kits_unlock(unsigned long flags,
-					   bool irqs_off)
-{
-	if (irqs_off && !IS_ENABLED(CONFIG_PREEMPT_RT))
-		raw_spin_unlock(&pn_kits_lock);
-	else
-		raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
-}
-
-/* Any context, the hooks included; @irqs_off as pn_kits_lock_irqs(). */
-static __always_inline void __pn_task_put(struct pn_task *e, bool irqs_off)
+/* Any context, the hooks included. */
+static void pn_task_put(struct pn_task *e)
 {
 	unsigned long flags;
 	bool start;
 
 	if (!refcount_dec_and_test(&e->ref))
 		return;
-	flags = pn_kits_lock_irqs(irqs_off);
+	raw_spin_lock_irqsave(&pn_kits_lock, flags);
 	start = pn_task_bury_locked(e);
-	pn_kits_unlock(flags, irqs_off);
+	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
 	if (start)
 		call_rcu(&pn_grace, pn_grace_ended);
-}
-
-static void pn_task_put(struct pn_task *e)
-{
-	__pn_task_put(e, false);
 }
 
 /*
@@ -786,11 +753,10 @@ static void pn_blocks_scrub(struct pnotify_subscriber *b)
  * longer have.  Then drops a reference of @put, if given, burying it in
  * the same section if it was the last: *@kits and *@blocks may be @put's
  * own, which its grace period frees.  Any context, the exit hook included.
- * @irqs_off as pn_kits_lock_irqs().
  */
-static __always_inline void __pn_cache_keep(struct pn_task **kits,
-					    struct pnotify_subscriber **blocks,
-					    struct pn_task *put, bool irqs_off)
+static void pn_cache_keep(struct pn_task **kits,
+			  struct pnotify_subscriber **blocks,
+			  struct pn_task *put)
 {
 	unsigned int nr = READ_ONCE(pn_nr_events);
 	size_t room = READ_ONCE(pn_room);
@@ -803,7 +769,7 @@ static __always_inline void __pn_cache_keep(struct pn_task **kits,
 	*blocks = NULL;
 	if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK))
 		pn_blocks_scrub(b);
-	flags = pn_kits_lock_irqs(irqs_off);
+	raw_spin_lock_irqsave(&pn_kits_lock, flags);
 	for (; kit; kit = next) {
 		next = kit->kit;
 		if (pn_kit_fits(kit, nr, room) && pn_nr_kits < PN_KITS_MAX) {
@@ -831,41 +797,24 @@ static __always_inline void __pn_cache_keep(struct pn_task **kits,
 	/* Once its outputs are written: its grace period frees them. */
 	if (put && refcount_dec_and_test(&put->ref))
 		start = pn_task_bury_locked(put);
-	pn_kits_unlock(flags, irqs_off);
+	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
 	if (start)
 		call_rcu(&pn_grace, pn_grace_ended);
 }
 
-static void pn_cache_keep(struct pn_task **kits,
-			  struct pnotify_subscriber **blocks,
-			  struct pn_task *put)
-{
-	__pn_cache_keep(kits, blocks, put, false);
-}
-
-/* pn_cache_keep() with interrupts off: see __pn_cache_keep(). */
-static void pn_cache_keep_irqs_off(struct pn_task **kits,
-				   struct pnotify_subscriber **blocks,
-				   struct pn_task *put)
-{
-	__pn_cache_keep(kits, blocks, put, true);
-}
-
 /*
- * pn_task_let_go() in a hook, which may not free, with interrupts off (its
- * callers hold an entry's lock, or are the exit hook's leave, but on
- * PREEMPT_RT): what @e's
- * dead_kits and dead_blocks hold goes to the caches, in the section that
- * puts @e, and what they cannot take waits for @e's grace period.
+ * pn_task_let_go() in a hook, which may not free: what @e's dead_kits and
+ * dead_blocks hold goes to the caches, in the section that puts @e, and
+ * what they cannot take waits for @e's grace period.  Most have nothing
+ * to keep (a process that never forked): they are only put.
  */
 static void pn_entry_let_go_atomic(struct pn_task *e)
 {
 	pn_entry_unbind(e);
-	/* Most have nothing to keep: a process that never forked, say. */
 	if (!e->dead_kits && !e->dead_blocks)
-		__pn_task_put(e, true);
+		pn_task_put(e);
 	else
-		pn_cache_keep_irqs_off(&e->dead_kits, &e->dead_blocks, e);
+		pn_cache_keep(&e->dead_kits, &e->dead_blocks, e);
 }
 
 /* Keeps @kit for a clone if it fits, or frees it. */
@@ -1134,11 +1083,6 @@ static __always_inline void __pn_entry_lock(struct pn_task *e, int subclass,
 	e->irqflags = flags;
 }
 
-/*
- * @irqs_off: interrupts stay off past the unlock, but on PREEMPT_RT (the
- * fork hook's caller restores them; the exit hook's leave does, see
- * pn_task_leave()).
- */
 static __always_inline void __pn_entry_unlock(struct pn_task *e,
 					      bool irqs_off)
 {
@@ -2709,18 +2653,12 @@ pn_entry_keep_blocks(struct pn_task *e, struct pnotify_subscriber *b)
  * the table, for the exit work (or an unregister first) to end as usual.
  * The kits and blocks freed go to the cache, and what it cannot take, for
  * the hook may not free it on PREEMPT_RT, waits for @e's grace period.
- * Interrupts stay off from @e's lock to the end, leave() included: the
- * locks taken meanwhile (the cache's, a subscriber's own) need no saving.
- * Not on PREEMPT_RT, where they are on again at @e's unlock, as they were
- * before the hook: there the leave of a process with many threads' records
- * would keep them off for long.
  * Returns whether the exit work is due, and then hands it the table's
  * reference.
  */
 static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 {
 	struct pnotify_subscriber *sub, *released = NULL;
-	unsigned long flags = e->irqflags;
 	struct hlist_node *next;
 	struct pn_task *kit;
 	bool exit_due = false;
@@ -2728,7 +2666,7 @@ static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 
 	pn_task_unlink_all(e, &ended);
 	kit = pn_task_unhash(e);
-	__pn_entry_unlock(e, true);
+	pn_entry_unlock(e);
 	/* Most processes never fork from a thread other than the leader. */
 	if (unlikely(!list_empty(&e->records)))
 		pn_records_let_go(&e->records);
@@ -2752,14 +2690,12 @@ static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 	e->dead_kits = kit;
 	e->dead_blocks = pn_entry_keep_blocks(e, released);
 	if (exit_due) {
-		pn_cache_keep_irqs_off(&e->dead_kits, &e->dead_blocks, NULL);
-	} else {
-		atomic_long_inc(&pn_stats.exits_in_hook);
-		pn_entry_let_go_atomic(e);
+		pn_cache_keep(&e->dead_kits, &e->dead_blocks, NULL);
+		return true;
 	}
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
-		local_irq_restore(flags);
-	return exit_due;
+	atomic_long_inc(&pn_stats.exits_in_hook);
+	pn_entry_let_go_atomic(e);
+	return false;
 }
 
 /*
