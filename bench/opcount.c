@@ -4,7 +4,7 @@
  * deterministic benchmark lane (bench/vm/icount.sh, with QEMU's
  * bench/icount plugin counting the guest's instructions).
  *
- *   opcount [-w WARMUP] [-P PID] [-u] fork|exec|thread|job N
+ *   opcount [-w WARMUP] [-P PID] [-j JITTER] [-u] fork|exec|thread|job N
  *
  *   fork    fork, the child exits at once, the parent reaps it
  *   exec    fork, the child execs this (static) program, which exits at
@@ -24,6 +24,14 @@
  *
  * -u runs without the markers (marks=0): a warm-up whose counts nobody
  * reads.
+ *
+ * -j JITTER: after each marked operation, a user-space loop of 0 to
+ * JITTER - 1 turns, a pseudo-random number from a fixed seed (the same
+ * sequence in every run).  The kernel's count of a fork depends on where
+ * the timer tick falls in the loop (RCU's grace periods follow it): with
+ * every operation the same length, tens of instructions more or less in
+ * it move the count of a fork by as much again; with the jitter the tick
+ * falls anywhere (bench/results/phase-2026-12-06).
  *
  * seconds is CLOCK_MONOTONIC between the markers: guest time, which under
  * QEMU's -icount follows the instruction count.
@@ -47,7 +55,7 @@ static const char *self;
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: opcount [-w WARMUP] [-P PID] [-u] fork|exec|thread|job N\n");
+	fprintf(stderr, "usage: opcount [-w WARMUP] [-P PID] [-j JITTER] [-u] fork|exec|thread|job N\n");
 	exit(2);
 }
 
@@ -115,6 +123,20 @@ static int op_thread(void)
 	return pthread_join(t, NULL) ? -1 : 0;
 }
 
+/* A loop of 0 to @jitter - 1 turns, the next of a fixed sequence. */
+static void jitter_wait(unsigned long jitter)
+{
+	static unsigned long seed = 1;
+	volatile unsigned long turn;
+	unsigned long turns;
+
+	/* Knuth's MMIX LCG; its high bits are the random ones. */
+	seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+	turns = (seed >> 33) % jitter;
+	for (turn = 0; turn < turns; turn++)
+		;
+}
+
 static void set_last_pid(long pid)
 {
 	FILE *f = fopen(NS_LAST_PID, "w");
@@ -134,7 +156,7 @@ int main(int argc, char **argv)
 		{ "fork", op_fork }, { "exec", op_exec }, { "thread", op_thread },
 		{ "job", op_job },
 	};
-	long n, i, warmup = -1, last_pid = 10000, errors = 0;
+	long n, i, warmup = -1, last_pid = 10000, errors = 0, jitter = 0;
 	int (*run)(void) = NULL;
 	bool marked = true;
 	double seconds;
@@ -143,7 +165,7 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], EXEC_ARG))
 		return 0;
-	while ((opt = getopt(argc, argv, "w:P:u")) != -1) {
+	while ((opt = getopt(argc, argv, "w:P:j:u")) != -1) {
 		switch (opt) {
 		case 'u':
 			marked = false;
@@ -153,6 +175,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			last_pid = parse_long(optarg, 1, 4194304);
+			break;
+		case 'j':
+			jitter = parse_long(optarg, 0, 1000000);
 			break;
 		default:
 			usage();
@@ -180,8 +205,11 @@ int main(int argc, char **argv)
 	seconds = now_seconds();
 	if (marked)
 		icount_mark();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		errors += run() != 0;
+		if (jitter)
+			jitter_wait(jitter);
+	}
 	if (marked)
 		icount_mark();
 	seconds = now_seconds() - seconds;

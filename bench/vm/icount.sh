@@ -9,7 +9,11 @@
 # reverse order, so that what a configuration leaves to the next (its
 # kill's slab state, say) weighs alike on two that are compared.  A round:
 #  - opcount fork|exec|thread PN_BENCH_ICOUNT_OPS (after a warm-up, with the
-#    last pid reset, so that every run allocates the same pids);
+#    last pid reset, so that every run allocates the same pids), each
+#    operation followed by a user-space loop of 0 to PN_BENCH_ICOUNT_JITTER
+#    - 1 turns (128; a fixed pseudo-random sequence), so that the timer
+#    tick does not fall in the same places of every operation (see
+#    opcount.c);
 #  - in E and F, opcount job 1: a job's start and end, in F the first
 #    since the hooks disarmed, which arms them;
 #  - killing PN_BENCH_KILL_PROCS sleeping processes (0: not measured) and
@@ -25,6 +29,7 @@
 configs=$(echo "${PN_BENCH_CONFIGS:-A,B,F,E,C,D,pids}" | tr , ' ')
 ops=$(echo "${PN_BENCH_OPS:-fork,exec,thread}" | tr , ' ')
 n=${PN_BENCH_ICOUNT_OPS:-2000}
+jitter=${PN_BENCH_ICOUNT_JITTER:-128}
 kill_procs=${PN_BENCH_KILL_PROCS:-1000}
 populations=$(echo "${PN_BENCH_ICOUNT_SCALE:-}" | tr , ' ')
 # Every run starts from this pid, above whatever sleeps (the populations).
@@ -62,7 +67,7 @@ cat > /tmp/hold-and-count <<'SCRIPT'
 procfarm hold "$@" > /tmp/ready &
 holder=$!
 pn_wait_file /tmp/ready
-opcount -P "$FIRST_PID" fork "$OPS"
+opcount -j "$JITTER" -P "$FIRST_PID" fork "$OPS"
 rc=$?
 kill -TERM "$holder"
 wait "$holder"
@@ -70,7 +75,7 @@ rm -f /tmp/ready
 exit $rc
 SCRIPT
 chmod 755 /tmp/hold-and-count
-export FIRST_PID="$first_pid" OPS="$n"
+export FIRST_PID="$first_pid" OPS="$n" JITTER="$jitter"
 
 # emit ROW OUTPUT: a result row from a program's output.
 emit() {
@@ -123,7 +128,7 @@ while [ "$run" -le "$BENCH_RUNS" ]; do
 		bench_config "$cfg"
 		dump_symbols modsyms ' [tT] .*\['
 		for op in $ops; do
-			out=$(bench_in "$cfg" opcount -P "$first_pid" "$op" "$n") ||
+			out=$(bench_in "$cfg" opcount -j "$jitter" -P "$first_pid" "$op" "$n") ||
 				pn_fail "opcount $op in $cfg: $out"
 			emit "run=$run cfg=$cfg op=$op ops=$n" "$out"
 		done
