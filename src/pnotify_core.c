@@ -125,7 +125,7 @@ struct pn_task {
 	 */
 	struct pn_task *dead_kits;
 	struct pnotify_subscriber *dead_blocks;
-	/* From here on, each is written before it is read: none is reset. */
+	/* Each written before it is read: see pn_entry_reset(). */
 	unsigned long irqflags;		/* of the lock's holder */
 	struct callback_head prep_work;
 	struct callback_head exec_work;
