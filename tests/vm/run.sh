@@ -217,7 +217,11 @@ fi
 [ -r "$kernel" ] || die "kernel image $kernel not found (install linux-image-$(cat "$build/kver" 2>/dev/null || echo '<kver>') or pass --kernel)"
 
 vmdir=$build/vm
-initrd=$vmdir/initramfs.cpio.gz
+mkdir -p "$vmdir"
+# One initramfs a run: runs from one tree at once (a benchmark beside the
+# tests) would otherwise boot each other's scenarios.
+initrd=$(mktemp "$vmdir/initramfs.XXXXXX")
+trap 'rm -f "$initrd" "$initrd.tmp"' EXIT
 "$here/mkinitramfs.sh" "$initrd" --build "$build" --scenarios "$scendir" "${adds[@]}"
 
 cmdline="console=ttyS0 loglevel=4 printk.time=1 log_buf_len=8M panic=-1"
@@ -244,7 +248,8 @@ qemu+=(${PN_VM_QEMU_ARGS:-})
 
 if [ "$shell" = 1 ]; then
 	cmdline+=" pn.shell=1${load:+ pn.load=$load}"
-	exec "${qemu[@]}" -serial mon:stdio -append "$cmdline"
+	"${qemu[@]}" -serial mon:stdio -append "$cmdline"
+	exit
 fi
 
 if [ "$*" = all ]; then
@@ -256,6 +261,8 @@ cmdline+=" pn.timeout=$timeout"
 
 mkdir -p "$vmdir/logs"
 logname=$(date -u +%Y%m%dT%H%M%SZ)-$([ "$*" = all ] && echo all || echo "${scenarios[0]}").log
+# Two runs begun in the same second keep a log each (created here, -C).
+(set -C; : >"$vmdir/logs/$logname") 2>/dev/null || logname=${logname%.log}-$$.log
 log=$vmdir/logs/$logname
 ln -sfn "$logname" "$vmdir/logs/latest.log"
 host_timeout=$((${#scenarios[@]} * timeout + 60))
