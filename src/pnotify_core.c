@@ -6,19 +6,21 @@
  * Followed tasks have an entry in a fixed hash table keyed by task pointer;
  * a task that no subscriber follows has none, and costs one RCU lookup per
  * fork, exec and exit.  The hooks run in atomic context, on PREEMPT_RT too:
- * they take only raw spinlocks and bit locks and never allocate.  What a
- * fork needs is prepared before anything is copied: the clone hook, at
- * kernel_clone()'s entry, gives a followed task a *kit*, the entry its
- * child will get, with one subscription block per subscription the child
- * may inherit, from a cache (pn_kits); the fork hook consumes it.  When the
- * cache has none, the clone hook sends the call to pn_core_clone_restart()
- * instead, which makes one (it may sleep there, before copy_process())
- * and has the system call restarted; a fork fails for want of a kit only
- * when memory does, with ENOMEM (or, under way when its task got a
- * subscription, without a kit that fits it: pn_fork_doom()).  The cache
- * holds the unused kits of tasks that exit, and their entries made kits
- * again after their grace period (pn_dead_recycle()), so that a fork and an
- * exit in a job allocate nothing and queue no work in the steady state.
+ * they take only raw spinlocks and bit locks and never allocate.  So what
+ * a fork needs is ready before it begins: every user thread of a followed
+ * process holds a *kit*, the entry its next child will get, with one
+ * subscription block per subscription the child may inherit, and the fork
+ * hook consumes it.  The hook then takes the thread's next kit, and the
+ * child's first (a new thread's record and its kit), from a cache
+ * (pn_kits); what the cache lacks is made by a task work of the thread
+ * that lacks it, which runs before that thread next returns to user
+ * space, hence before its next fork (pn_refill_work()).  A fork fails for
+ * want of a kit only when memory did (or, under way when its task got a
+ * subscription, without a kit that fits it): its child is killed before
+ * it runs (pn_fork_doom()).  The cache holds the unused kits of tasks that
+ * exit, and their entries made kits again after their grace period
+ * (pn_dead_recycle()), so that a fork and an exit in a job allocate
+ * nothing and queue no work in the steady state.
  *
  * Callbacks other than inherit run from task works, in the task's own
  * context, where sleeping is legal:
@@ -72,6 +74,7 @@ enum pn_task_flag {
 	PN_EXIT_QUEUED,		/* the process's end is claimed */
 	PN_EXEC_QUEUED,
 	PN_PREP_QUEUED,
+	PN_REFILL_QUEUED,
 	/* The two exit hooks a process's end waits for: see pn_core_exit(). */
 	PN_LIVE_ZERO,		/* a thread's hook read signal->live == 0 */
 	PN_LEADER_EXITED,	/* the leader's hook ran */
@@ -79,9 +82,9 @@ enum pn_task_flag {
 
 /*
  * A followed process, keyed by its signal_struct; a *record*, a thread of
- * one that forks, other than its leader (pn_core_clone()), keyed by its
- * task; before it is either, a kit for some task's next child, and on the
- * kit cache, a kit for some clone.
+ * one, other than its leader, that holds its kit (pn_fork_thread()), keyed
+ * by its task; before it is either, a kit for some task's next child, and
+ * on the kit cache, a kit for some fork.
  */
 struct pn_task {
 	struct hlist_bl_node node;
@@ -130,6 +133,7 @@ struct pn_task {
 	struct callback_head prep_work;
 	struct callback_head exec_work;
 	struct callback_head exit_work;
+	struct callback_head refill_work;
 	struct hlist_bl_node exit_node;	/* on pn_exiting while it is queued */
 	/*
 	 * As a kit: blocks of room bytes of data each, taken from the end;
@@ -163,7 +167,7 @@ static size_t pn_room;
 /*
  * Clean kits (unbound; their blocks are readied at use), linked through
  * ->kit: those of exited tasks, and those exit works make to keep
- * PN_KITS_LOW, for the clone hook to stock the forking task from.  Sized
+ * PN_KITS_LOW, for the fork hook to stock the forking task from.  Sized
  * for the subscribers registered when they were kept; once a subscriber
  * registers, they are freed.  Taken with interrupts off: the
  * fork hook takes the lock.  Up to PN_KITS_MAX: the end of a job of a
@@ -244,23 +248,23 @@ MODULE_PARM_DESC(test_delay_call_us,
 static unsigned int test_delay_record_us;
 module_param(test_delay_record_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_record_us,
-		 "test only: spin (atomic) as a thread's record is entered (an attach's, a clone restart's), between seeing the thread not exiting and entering it");
+		 "test only: spin (atomic) as a thread's record is entered by an attach or a refill work, between seeing the thread not exiting and entering it");
 
-static unsigned int test_delay_clone_us;
-module_param(test_delay_clone_us, uint, 0644);
-MODULE_PARM_DESC(test_delay_clone_us,
-		 "test only: sleep in a fork sent to the restart, before it makes its kit; an unload's beginning cuts it to 500 ms more");
-static unsigned int test_clone_restart;
-module_param(test_clone_restart, uint, 0644);
-MODULE_PARM_DESC(test_clone_restart,
-		 "test only: send one followed fork in N (at least 2) to the restart, kit or not; 0: none");
-static atomic_t pn_test_clones = ATOMIC_INIT(0);
+static unsigned int test_delay_refill_us;
+module_param(test_delay_refill_us, uint, 0644);
+MODULE_PARM_DESC(test_delay_refill_us,
+		 "test only: sleep in a refill work before it makes its kit; an unload's beginning cuts it to 500 ms more");
+static unsigned int test_kits_skip;
+module_param(test_kits_skip, uint, 0644);
+MODULE_PARM_DESC(test_kits_skip,
+		 "test only: in one followed fork in N, take no kit from the cache, as if it were empty (1: every one); 0: none");
+static atomic_t pn_test_forks = ATOMIC_INIT(0);
 
-static bool pn_test_clone_restart(void)
+static bool pn_test_kits_skip(void)
 {
-	unsigned int n = READ_ONCE(test_clone_restart);
+	unsigned int n = READ_ONCE(test_kits_skip);
 
-	return n && !(atomic_inc_return(&pn_test_clones) % max(n, 2U));
+	return n && !(atomic_inc_return(&pn_test_forks) % n);
 }
 
 static unsigned int test_snapshot_on_stack = PN_SNAPSHOT_ON_STACK;
@@ -298,14 +302,14 @@ static atomic_t pn_test_returning = ATOMIC_INIT(0);
 #define PN_TEST_DRAIN_WAIT_US (60 * USEC_PER_SEC)
 
 /*
- * A restarted fork's sleep ends when the unload begins, and goes on 500 ms
+ * A refill work's sleep ends when the unload begins, and goes on 500 ms
  * from there: the unload's drain finds it asleep in flight however long
  * the unloads before it took, on any kernel.
  */
-static void pn_test_clone_sleep(void)
+static void pn_test_refill_sleep(void)
 {
 	wait_event_timeout(pn_test_unload_wq, READ_ONCE(pn_test_unloading),
-			   usecs_to_jiffies(READ_ONCE(test_delay_clone_us)));
+			   usecs_to_jiffies(READ_ONCE(test_delay_refill_us)));
 	if (READ_ONCE(pn_test_unloading))
 		msleep(500);
 }
@@ -366,9 +370,9 @@ static void pn_test_build_says_so(void)
 }
 #else
 #define pn_snapshot_on_stack() PN_SNAPSHOT_ON_STACK
-#define pn_test_clone_restart() false
+#define pn_test_kits_skip() false
 #define pn_test_sleep(name) do { } while (0)
-#define pn_test_clone_sleep() do { } while (0)
+#define pn_test_refill_sleep() do { } while (0)
 #define pn_test_spin(name) do { } while (0)
 static inline void pn_test_work_end(void) { }
 static inline void pn_test_work_return(void) { }
@@ -384,7 +388,7 @@ static struct {
 	atomic_long_t forks_followed;
 	atomic_long_t fork_failures;
 	atomic_long_t kits_made;
-	atomic_long_t clone_restarts;
+	atomic_long_t refill_works;	/* run: see pn_refill_work() */
 	atomic_long_t records_refused;	/* their thread exiting */
 	atomic_long_t exits_in_hook;	/* ended by the hook: no exit work */
 	atomic_long_t exec_works;	/* queued: a subscriber has exec() */
@@ -746,7 +750,7 @@ static void pn_blocks_scrub(struct pnotify_subscriber *b)
 
 /*
  * Keeps, in one section of the cache lock, the kits linked through ->kit
- * from *@kits, for clones, and the blocks of ended subscriptions linked
+ * from *@kits, for forks, and the blocks of ended subscriptions linked
  * through ->fork_parent from *@blocks, for pn_dead_recycle(), all that fit
  * the subscribers registered now and the cache; leaves there what the
  * caller must free: those that do not, and cached blocks of a size kits no
@@ -803,6 +807,32 @@ static void pn_cache_keep(struct pn_task **kits,
 }
 
 /*
+ * pn_cache_keep() for an entry let go of with one kit, its own or its
+ * record's unused one (every followed thread holds one), and no block:
+ * the kit is cached in the section of the cache lock that drops @e's
+ * reference, if it fits and there is room; else it waits for @e's grace
+ * period.
+ */
+static void pn_task_put_kit(struct pn_task *e)
+{
+	struct pn_task *kit = e->dead_kits;
+	unsigned long flags;
+	bool start = false;
+
+	raw_spin_lock_irqsave(&pn_kits_lock, flags);
+	if (pn_kit_fits(kit, READ_ONCE(pn_nr_events), READ_ONCE(pn_room)) &&
+	    pn_nr_kits < PN_KITS_MAX) {
+		pn_kits_push(kit);
+		e->dead_kits = NULL;
+	}
+	if (refcount_dec_and_test(&e->ref))
+		start = pn_task_bury_locked(e);
+	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+	if (start)
+		call_rcu(&pn_grace, pn_grace_ended);
+}
+
+/*
  * pn_task_let_go() in a hook, which may not free: what @e's dead_kits and
  * dead_blocks hold goes to the caches, in the section that puts @e, and
  * what they cannot take waits for @e's grace period.  Most have nothing
@@ -811,13 +841,15 @@ static void pn_cache_keep(struct pn_task **kits,
 static void pn_entry_let_go_atomic(struct pn_task *e)
 {
 	pn_entry_unbind(e);
-	if (!e->dead_kits && !e->dead_blocks)
-		pn_task_put(e);
-	else
+	if (e->dead_blocks || (e->dead_kits && e->dead_kits->kit))
 		pn_cache_keep(&e->dead_kits, &e->dead_blocks, e);
+	else if (e->dead_kits)
+		pn_task_put_kit(e);
+	else
+		pn_task_put(e);
 }
 
-/* Keeps @kit for a clone if it fits, or frees it. */
+/* Keeps @kit for a fork if it fits, or frees it. */
 static void pn_kit_put(struct pn_task *kit)
 {
 	struct pnotify_subscriber *none = NULL;
@@ -838,8 +870,8 @@ static void pn_block_put(struct pnotify_subscriber *b)
 
 /*
  * Keeps PN_KITS_LOW kits in the cache, from the exits of followed tasks (in
- * process context), for the clone hook: a fork takes a kit, the exit of its
- * child gives one back, and the fork needs no restart.
+ * process context), for the fork hook: a fork takes a kit, the exit of its
+ * child gives one back, and no thread needs a refill work.
  */
 static void pn_kits_top_up(void)
 {
@@ -944,7 +976,7 @@ static void pn_dead_recycle(struct pn_task *dead)
 /*
  * The caches' kits and blocks, which memory pressure may take back, all
  * but PN_KITS_LOW kits: without them exits would leave the hook for their
- * works, and forks restart to make their kits (pn_core_clone_restart()).
+ * works, and forks queue works to make their kits (pn_refill_work()).
  */
 static unsigned long pn_caches_count(struct shrinker *shrinker,
 				     struct shrink_control *sc)
@@ -980,7 +1012,7 @@ static unsigned long pn_caches_take(unsigned long max, struct pn_task **kits,
 	return n;
 }
 
-/* A few a section of the cache lock, which the clone hook spins on. */
+/* A few a section of the cache lock, which the fork hook spins on. */
 static unsigned long pn_caches_scan(struct shrinker *shrinker,
 				    struct shrink_control *sc)
 {
@@ -1868,15 +1900,14 @@ static int pn_snapshot_tasks(struct task_struct *of, struct task_struct ***out);
 
 /*
  * Gives every user thread of @task's process, @e's (referenced, kept in
- * the table by e->nr_attaching), but the leader it is bound to, a kit for
- * @nr subscriptions of @room bytes, before they are linked: a fork under
- * way in one when the process gets a subscription passed the clone hook
- * unfollowed, or followed by fewer, and finds the kit in the fork hook.
- * A thread that forks after e->nr_attaching was raised, one made since
- * the snapshot among them, finds the attach counted in what its clone
- * hook wants (pn_task_needs()) and restarts for a kit if it has none.
- * Without memory, a fork under way fails (pn_fork_doom()); later ones
- * restart for a kit.
+ * the table by e->nr_attaching), a kit for @nr subscriptions of @room
+ * bytes, before they are linked: no hook runs before a fork where one
+ * could be made, and a fork under way when the process gets a
+ * subscription finds it in the fork hook.  A thread made after
+ * e->nr_attaching was raised, one made since the snapshot among them,
+ * gets kits of that size from its fork hook (pn_task_needs()).  Without
+ * memory, a thread's next fork fails (pn_fork_doom()) and asks for its
+ * kit again.
  */
 static void pn_threads_stock(struct pn_task *e, struct task_struct *task,
 			     unsigned int nr, size_t room)
@@ -1884,12 +1915,13 @@ static void pn_threads_stock(struct pn_task *e, struct task_struct *task,
 	struct task_struct **threads;
 	int n, i;
 
-	if (get_nr_threads(task) < 2)
+	if (get_nr_threads(task) < 2) {
+		pn_task_refill(e, task, nr, room);
 		return;
+	}
 	n = pn_snapshot_tasks(task, &threads);
 	for (i = 0; i < n; i++) {
-		if (threads[i] != READ_ONCE(e->task))
-			pn_task_refill(e, threads[i], nr, room);
+		pn_task_refill(e, threads[i], nr, room);
 		put_task_struct(threads[i]);
 	}
 	if (n > 0)
@@ -1960,11 +1992,6 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub,
 		e->attach_nr = 0;
 		e->attach_room = 0;
 	}
-	/*
-	 * A kit that does not fit (sized for the subscribers registered when
-	 * @sub was prepared, and more follow the process now) is made fit by
-	 * its thread's next clone hook.
-	 */
 	err = pn_sub_link(e, sub, replace ? &replaced : NULL, same);
 	if (err)
 		unhashed = pn_task_unhash_if_idle(e, &old);
@@ -2088,59 +2115,19 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 }
 
 /*
- * The clone hook: @task, current, is about to copy itself, a new thread if
- * @thread.  A thread of a followed process about to make a process takes
- * a kit from the cache if it has none that fits; true when it cannot (the
- * cache is empty, the thread has no record yet, or its kit does not fit,
- * which the hook may not free), and the call must go to
- * pn_core_clone_restart(), counted in flight as a work is.  A new thread
- * needs nothing: it is followed with its process.  Atomic, see
- * pn_hook_clone().
+ * Makes the kit @holder's thread, current, lacks, in its own context:
+ * queued by the fork hook (pn_task_queue_refill()), it runs before the
+ * thread next returns to user space, so before its next fork.  Without
+ * memory that fork fails (pn_fork_doom()) and asks for the kit again.
  */
-bool pn_core_clone(struct task_struct *task, bool thread)
+static void pn_refill_work(struct callback_head *work)
 {
-	struct pn_task *e, *holder;
-	bool restart = false;
-	unsigned int nr;
-	size_t room;
-
-	if (thread)
-		return false;
-	e = pn_task_lock_live(task, false);
-	if (likely(!e))
-		return false;
-	pn_task_needs(e, &nr, &room);
-	if (nr) {
-		holder = pn_kit_holder(e, task);
-		if (holder && !holder->kit) {
-			raw_spin_lock(&pn_kits_lock);
-			holder->kit = pn_kits_pop(nr, room);
-			raw_spin_unlock(&pn_kits_lock);
-		}
-		restart = !holder || !pn_kit_fits(holder->kit, nr, room) ||
-			  pn_test_clone_restart();
-	}
-	pn_entry_unlock(e);
-	if (restart)
-		atomic_long_inc(&pn_stats.works_inflight);
-	return restart;
-}
-
-/*
- * In place of kernel_clone(), in the system call's own context, before
- * anything was copied: makes the kit the clone hook found none of, which
- * may sleep, and restarts the call (as restart_syscall() does: user space
- * sees only its one return); its second pass finds the kit.  -ENOMEM when
- * there is no memory for it.  Ends as a work does (pn_work_done()): the
- * unload waits for the count, then RCU Tasks for the return after it.
- */
-pid_t pn_core_clone_restart(void)
-{
-	bool stocked = true;
+	struct pn_task *holder = container_of(work, struct pn_task,
+					      refill_work);
 	struct pn_task *e;
 
-	might_sleep();
-	atomic_long_inc(&pn_stats.clone_restarts);
+	clear_bit(PN_REFILL_QUEUED, &holder->flags);
+	pn_test_refill_sleep();
 	e = pn_task_lock(current);
 	if (e && test_bit(PN_DEAD, &e->flags)) {
 		pn_entry_unlock(e);
@@ -2149,15 +2136,123 @@ pid_t pn_core_clone_restart(void)
 		refcount_inc(&e->ref);
 		pn_entry_unlock(e);
 	}
-	pn_test_clone_sleep();
+	atomic_long_inc(&pn_stats.refill_works);
 	if (e) {
-		stocked = pn_task_refill(e, current, 0, 0);
+		pn_task_refill(e, current, 0, 0);
 		pn_task_put(e);
 	}
-	if (!stocked)
-		atomic_long_inc(&pn_stats.fork_failures);
+	pn_task_put(holder);
 	pn_work_done();
-	return stocked ? restart_syscall() : -ENOMEM;
+}
+
+/*
+ * Has @task, which holds @holder (locked by the fork hook) or is bound to
+ * it, make the kit the hook could not take from the cache: @task is the
+ * forking thread or its new child, neither back in user space yet.
+ */
+static void pn_task_queue_refill(struct pn_task *holder,
+				 struct task_struct *task)
+{
+	if (test_and_set_bit(PN_REFILL_QUEUED, &holder->flags))
+		return;
+	refcount_inc(&holder->ref);
+	if (WARN_ON_ONCE(pn_queue_work(task, &holder->refill_work,
+				       pn_refill_work, PN_TWA_RESUME))) {
+		clear_bit(PN_REFILL_QUEUED, &holder->flags);
+		pn_task_put(holder);
+	}
+}
+
+/*
+ * Takes from the cache, in one section of its lock, @nr_kits kits that fit
+ * @nr subscriptions of @room bytes, and an entry of any size for *@rec if
+ * @rec is given; NULL where the cache has none.  In the fork hook, under
+ * an entry lock (interrupts off).
+ */
+static void pn_fork_take_kits(unsigned int nr, size_t room,
+			      struct pn_task **kits, unsigned int nr_kits,
+			      struct pn_task **rec)
+{
+	unsigned int i;
+
+	if (rec)
+		*rec = NULL;
+	for (i = 0; i < nr_kits; i++)
+		kits[i] = NULL;
+	if (pn_test_kits_skip())
+		return;
+	raw_spin_lock(&pn_kits_lock);
+	if (rec)
+		*rec = pn_kits_pop(0, 0);
+	for (i = 0; i < nr_kits; i++)
+		kits[i] = pn_kits_pop(nr, room);
+	raw_spin_unlock(&pn_kits_lock);
+}
+
+/*
+ * After a fork, @pe (the parent's process entry) and @ce (the child's)
+ * locked: the forking thread's next kit, in @holder, and the child's
+ * first, from the cache, or else made by the work of the thread that
+ * lacks one.  A kit the fork left short (the child had an entry already,
+ * and took blocks from it) is made again by the work.
+ */
+static void pn_fork_restock(struct pn_task *pe, struct pn_task *holder,
+			    struct task_struct *parent, struct pn_task *ce,
+			    struct task_struct *child)
+{
+	struct pn_task *kits[2];
+	unsigned int nr, n = 0;
+	size_t room;
+
+	pn_task_needs(pe, &nr, &room);
+	pn_fork_take_kits(nr, room, kits, !holder->kit + !ce->kit, NULL);
+	if (!holder->kit)
+		holder->kit = kits[n++];
+	if (!ce->kit)
+		ce->kit = kits[n];
+	if (!pn_kit_fits(holder->kit, nr, room))
+		pn_task_queue_refill(holder, parent);
+	if (!ce->kit)
+		pn_task_queue_refill(ce, child);
+}
+
+/*
+ * A new user thread @child of @pe's process (locked, live) that needs kits:
+ * it may fork as soon as it runs, and nothing runs before a fork where a
+ * kit could be made, so it gets its record now, with a kit.  The record
+ * is an entry from the cache, or else, the cache empty, the forking
+ * thread's own kit, which its work then makes again.  The record's kit,
+ * if the cache has none, is made by the new thread's work, before it
+ * first returns to user space.  The thread cannot exit yet, nor be found:
+ * its record is entered unopposed.
+ */
+static void pn_fork_thread(struct pn_task *pe, struct task_struct *parent,
+			   struct task_struct *child, unsigned int nr,
+			   size_t room)
+{
+	struct pn_task *holder = pn_kit_holder(pe, parent);
+	struct hlist_bl_head *head;
+	struct pn_task *rec, *kit;
+
+	pn_fork_take_kits(nr, room, &kit, 1, &rec);
+	if (!rec && holder && holder->kit) {
+		rec = holder->kit;
+		holder->kit = NULL;
+		pn_task_queue_refill(holder, parent);
+	}
+	/* Neither: its first fork fails, and asks for its record then. */
+	if (!rec)
+		return;
+	pn_entry_bind(rec, child, child);
+	rec->kit = kit;
+	head = pn_bucket(rec->key);
+	hlist_bl_lock(head);
+	hlist_bl_add_head_rcu(&rec->node, head);
+	hlist_bl_unlock(head);
+	list_add_tail(&rec->records, &pe->records);
+	pe->nr_records++;
+	if (!kit)
+		pn_task_queue_refill(rec, child);
 }
 
 /*
@@ -2179,19 +2274,30 @@ void pnotify_inherit_signal(struct task_struct *child, int sig)
 EXPORT_SYMBOL_GPL(pnotify_inherit_signal);
 
 /*
- * Counts @child, a new thread of current's process, in the process's
- * entry, if it is followed.  Unlocked: the count is read only against
- * itself (pn_sub_add(), pn_sub_unlinked()), and a thread made as a
- * subscription is linked or unlinked counts on either side of it.  An
- * entry found dead is counted in for nothing.
+ * Counts @child, a new user thread of current's process, in the process's
+ * entry, if it is followed, and gives it its record when its process's
+ * forks need kits.  The count unlocked: it is read only against itself
+ * (pn_sub_add(), pn_sub_unlinked()), and a thread made as a subscription
+ * is linked or unlinked counts on either side of it.  An entry found dead
+ * is counted in for nothing.
  */
-static void pn_thread_count(struct task_struct *parent,
-			    struct task_struct *child)
+static void pn_core_fork_thread(struct task_struct *parent,
+				struct task_struct *child)
 {
 	struct pn_task *e = pn_task_lookup(parent);
+	unsigned int nr;
+	size_t room;
 
-	if (e && pn_task_is_user(child))
-		atomic_inc(&e->nr_threads_made);
+	if (likely(!e) || !pn_task_is_user(child))
+		return;
+	atomic_inc(&e->nr_threads_made);
+	e = pn_task_lock_live(parent, true);
+	if (!e)
+		return;
+	pn_task_needs(e, &nr, &room);
+	if (nr)
+		pn_fork_thread(e, parent, child, nr, room);
+	pn_fork_unlock(e);
 }
 
 /*
@@ -2208,7 +2314,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	bool failed = false, prep_child;
 
 	if (child->signal == parent->signal) {
-		pn_thread_count(parent, child);
+		pn_core_fork_thread(parent, child);
 		return;
 	}
 	pe = pn_task_lock_live(parent, true);
@@ -2223,10 +2329,12 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	kit = holder ? holder->kit : NULL;
 	if (!pn_kit_fits(kit, pe->nr_subs, 0)) {
 		/*
-		 * The clone hook saw the process before it was followed, or
-		 * followed by fewer: a subscription added since found no
-		 * kit that fits for it.
+		 * No kit, for want of memory when it was to be made, or one
+		 * too small, for a subscription added during this fork: the
+		 * thread asks for one again.  (With no record, through its
+		 * process's entry, which may be busy asking for another.)
 		 */
+		pn_task_queue_refill(holder ?: pe, parent);
 		pn_fork_unlock(pe);
 		pn_fork_doom(child);
 		return;
@@ -2241,6 +2349,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	hlist_for_each_entry(psub, &pe->subs, task_link)
 		if (pn_fork_inherit(ce, kit, psub) < 0)
 			failed = true;
+	pn_fork_restock(pe, holder, parent, ce, child);
 	/*
 	 * The child's prep work runs its fork callbacks, or lets go of an
 	 * entry left idle.
@@ -3360,8 +3469,8 @@ void pn_core_show(struct seq_file *m)
 		   atomic_long_read(&pn_stats.exec_works));
 	seq_printf(m, "kits_made: %ld\n",
 		   atomic_long_read(&pn_stats.kits_made));
-	seq_printf(m, "clone_restarts: %ld\n",
-		   atomic_long_read(&pn_stats.clone_restarts));
+	seq_printf(m, "refill_works: %ld\n",
+		   atomic_long_read(&pn_stats.refill_works));
 	seq_printf(m, "records_refused: %ld\n",
 		   atomic_long_read(&pn_stats.records_refused));
 	seq_printf(m, "kits_cached: %u\n", READ_ONCE(pn_nr_kits));
@@ -3522,7 +3631,7 @@ static void pn_drain_warn(unsigned int waited_s)
 		}
 		hlist_bl_unlock(&pn_exiting[i]);
 	}
-	pr_warn("unload: waiting %u s for %ld works in flight (task works, restarted forks), %u of them exit works\n",
+	pr_warn("unload: waiting %u s for %ld works in flight, %u of them exit works\n",
 		waited_s, atomic_long_read(&pn_stats.works_inflight), nr);
 	for (i = 0; i < n; i++)
 		pr_warn("unload: waiting for %s (pid %d) to run its exit work\n",

@@ -22,7 +22,6 @@ void pn_write_lock(void);
 void pn_write_unlock(void);
 
 /* Core entry points for the hooks; they run in the probe's atomic context. */
-bool pn_core_clone(struct task_struct *task, bool thread);
 void pn_core_fork(struct task_struct *parent, struct task_struct *child);
 void pn_core_exec(struct task_struct *task);
 void pn_core_exit(struct task_struct *task);
@@ -42,12 +41,6 @@ void pn_fork_direct_call(struct task_struct *child);
 int pn_hooks_get(void);
 void pn_hooks_hold(void);
 void pn_hooks_put(void);
-
-/*
- * Where the clone hook sends a kernel_clone() call when pn_core_clone()
- * says so: it may sleep, and returns what the call returns.
- */
-pid_t pn_core_clone_restart(void);
 
 /* For the benchmark module only (symbol namespace PNOTIFY_INTERNAL). */
 int pn_core_dispatch_exec(struct task_struct *task);

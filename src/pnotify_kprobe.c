@@ -23,18 +23,15 @@
  * whatever the hooked function's caller holds: the core may take only raw
  * spinlocks and bit locks there, never allocates, and queues task works
  * for whatever must sleep.  The callback is notrace, and needs no
- * recursion check: nothing it calls reaches a hooked function.
- *
- * One hook may send the call elsewhere: kernel_clone()'s, whose ftrace_ops
- * is its own (see pn_clone_ops).
+ * recursion check: nothing it calls reaches a hooked function.  No hook
+ * sends a call elsewhere: pnotify takes no function from a livepatch.
  *
  * The hooks are armed while the core holds them (a subscription is
  * prepared, a task is followed), and disarmed idle_ms after the last hold
  * went: with nothing followed, a fork, exec or exit costs what it costs
  * without the module.  Disarmed, the ftrace_ops stays registered with the
  * hooked functions on its notrace list, their sites back to a no-op (see
- * pn_functions_mute()), kernel_clone()'s ops is unregistered, and the
- * tracepoint's probe too.  Where ftrace cannot mute them so
+ * pn_functions_mute()), and the tracepoint's probe is unregistered.  Where ftrace cannot mute them so
  * (PN_FTRACE_CAN_MUTE: before 5.11), the hooks stay armed from the first
  * arming to the unload.
  */
@@ -102,39 +99,10 @@ static void notrace pn_probe_exit(void *data, struct task_struct *task)
 	pn_core_exit(task);
 }
 
-/* Read by the clone hook, which may stay registered while disarmed. */
+/* Under pn_arm_lock; read by /proc/pnotify. */
 static bool pn_hooks_armed;
 
-/*
- * In place of kernel_clone(), with its signature, for a followed task that
- * pn_hook_clone() found short of its next child's kit: the core makes one
- * and has the system call restarted.
- */
-static pid_t pn_clone_restart(struct kernel_clone_args *args)
-{
-	return pn_core_clone_restart();
-}
-
-/*
- * kernel_clone(args): every fork, vfork, clone and clone3 (ia32's too), in
- * the forking task, before anything is copied (io_uring and vhost workers
- * are made without it, and never followed).  Atomic: the callback disables
- * preemption.  Disarmed, nothing is followed: where its ftrace_ops stays
- * registered (see pn_hooks_idle()), it returns at once.  A task followed
- * since that read was made by an attach, which gave each of its threads
- * a kit.
- */
-static void notrace pn_hook_clone(struct pn_ftrace_regs *regs)
-{
-	struct kernel_clone_args *args =
-		(struct kernel_clone_args *)pn_ftrace_arg(regs, 0);
-
-	if (READ_ONCE(pn_hooks_armed) &&
-	    pn_core_clone(current, args->flags & CLONE_THREAD))
-		pn_ftrace_set_ip(regs, (unsigned long)pn_clone_restart);
-}
-
-enum { PN_HOOK_FORK, PN_HOOK_EXEC, PN_HOOK_EXIT, PN_HOOK_CLONE, PN_NR_HOOKS };
+enum { PN_HOOK_FORK, PN_HOOK_EXEC, PN_HOOK_EXIT, PN_NR_HOOKS };
 
 static void notrace pn_hook_call(unsigned long ip, unsigned long parent_ip,
 				 struct ftrace_ops *ops,
@@ -143,20 +111,6 @@ static void notrace pn_hook_call(unsigned long ip, unsigned long parent_ip,
 static struct ftrace_ops pn_ops = {
 	.func = pn_hook_call,
 	.flags = PN_FTRACE_OPS_FLAGS,
-};
-
-/*
- * kernel_clone()'s own ops: one that may send a call elsewhere (IPMODIFY)
- * takes no notrace list, so it is registered to arm and unregistered to
- * disarm, where that is safe (PN_FTRACE_CAN_UNREGISTER; elsewhere it
- * stays from the first arming to the unload).  IPMODIFY is exclusive on a function: a livepatch of
- * kernel_clone(), a kprobe with a post handler on it, and before 6.0 a BPF
- * trampoline on it refuse it, and are refused by it, with EBUSY; pnotify
- * says so, and its arming fails with EOPNOTSUPP.
- */
-static struct ftrace_ops pn_clone_ops = {
-	.func = pn_hook_call,
-	.flags = PN_FTRACE_IPMODIFY_FLAGS,
 };
 
 /* attach_pid()'s direct call's. */
@@ -179,7 +133,6 @@ static struct pn_hook {
 			   .direct_ops = &pn_fork_direct_ops },
 	[PN_HOOK_EXEC] = { "setup_new_exec", .ops = &pn_ops },
 	[PN_HOOK_EXIT] = { "sched_process_exit", pn_probe_exit },
-	[PN_HOOK_CLONE] = { "kernel_clone", .ops = &pn_clone_ops },
 };
 
 /*
@@ -199,8 +152,6 @@ static void notrace pn_hook_call(unsigned long ip, unsigned long parent_ip,
 	preempt_disable_notrace();
 	if (fork)
 		pn_hook_fork((struct task_struct *)pn_ftrace_arg(regs, 0));
-	else if (ip == pn_hooks[PN_HOOK_CLONE].site)
-		pn_hook_clone(regs);
 	else if (ip == pn_hooks[PN_HOOK_EXEC].site)
 		pn_hook_exec(regs);
 	preempt_enable_notrace();
@@ -257,7 +208,6 @@ MODULE_PARM_DESC(idle_ms, "how long the hooks stay armed once nothing is followe
 static atomic_long_t pn_hook_holds = ATOMIC_LONG_INIT(0);
 static DEFINE_MUTEX(pn_arm_lock);
 static bool pn_ops_registered;	/* from the first arming to the unload */
-static bool pn_clone_registered;	/* armed, or before 5.11 ever armed */
 static int pn_arm_err;		/* of the last arming */
 static unsigned long pn_armings;	/* tried; woken on pn_arm_wq */
 static DECLARE_WAIT_QUEUE_HEAD(pn_arm_wq);
@@ -317,37 +267,11 @@ static int pn_ops_arm(void)
 	return err;
 }
 
-#define PN_CLONE_ARM_TRIES 100
-
-/*
- * After pn_ops_arm(): with pn_ops registered, ftrace is on, and busy means
- * taken.  Said as pn_ops_arm() says ftrace is off: EBUSY means other
- * things to job_create()'s callers.
- */
-static int pn_clone_arm(void)
-{
-	unsigned int tries = 0;
-	int err;
-
-	if (pn_clone_registered)
-		return 0;
-	/* A BPF trampoline on kernel_clone() busy says so, after 1 ms. */
-	do
-		err = register_ftrace_function(&pn_clone_ops);
-	while (err == -EAGAIN && ++tries < PN_CLONE_ARM_TRIES);
-	if (err == -EBUSY) {
-		pr_err_ratelimited("cannot arm the hooks: another ftrace user may send kernel_clone() calls elsewhere (a livepatch of it, a kprobe with a post handler on it, or before 6.0 a BPF trampoline on it); remove it while jobs run\n");
-		return -EOPNOTSUPP;
-	}
-	pn_clone_registered = !err;
-	return err;
-}
-
 /*
  * Hooks @hook's function with its direct call, or else through its ops.
  * After pn_ops_arm(), which says if ftrace is off (busy then means taken),
- * and pn_clone_arm(): an arming refused there leaves no direct call that
- * would stay registered.  Nothing is followed until the arming ends, so a
+ * where an arming refused leaves no direct call that would stay
+ * registered.  Nothing is followed until the arming ends, so a
  * function moved between the direct call and the ops meanwhile misses no
  * fork that matters.  A function that joined the ops tries its direct
  * call again at the next arming, where the ops' functions may change
@@ -393,7 +317,7 @@ static int pn_direct_unregister(struct pn_hook *hook)
 }
 
 /*
- * Unregisters kernel_clone()'s ops and the direct calls where that is safe
+ * Unregisters the direct calls where that is safe
  * (it waits for RCU Tasks); elsewhere, or if it fails, they stay until the
  * unload.  pn_arm_lock held.
  */
@@ -404,13 +328,6 @@ static void pn_hooks_unregister(void)
 
 	if (!PN_FTRACE_CAN_UNREGISTER)
 		return;
-	if (pn_clone_registered) {
-		err = unregister_ftrace_function(&pn_clone_ops);
-		if (err)
-			pr_warn_ratelimited("cannot unhook kernel_clone() (error %d)\n",
-					    err);
-		pn_clone_registered = !!err;
-	}
 	for (i = 0; i < PN_NR_HOOKS; i++) {
 		if (!pn_hooks[i].direct_on)
 			continue;
@@ -432,7 +349,6 @@ static int pn_hooks_arm(void)
 	err = pn_ops_arm();
 	if (err)
 		goto out_probes;
-	err = pn_clone_arm();
 	for (i = 0; i < PN_NR_HOOKS && !err; i++)
 		if (pn_hooks[i].direct)
 			err = pn_direct_arm(&pn_hooks[i]);
@@ -578,9 +494,6 @@ static void pn_hooks_unfilter(void)
 
 	if (err)
 		pr_warn("cannot free the hooks' filter (error %d)\n", err);
-	err = ftrace_set_filter(&pn_clone_ops, NULL, 0, 1);
-	if (err)
-		pr_warn("cannot free kernel_clone()'s filter (error %d)\n", err);
 	err = ftrace_set_notrace(&pn_ops, NULL, 0, 1);
 	if (err)
 		pr_warn("cannot free the hooks' notrace list (error %d)\n", err);
@@ -641,7 +554,7 @@ static int pn_hooks_install(void)
  */
 static void pn_hooks_remove(void)
 {
-	int err = 0, clone_err = 0, direct_err = 0;
+	int err = 0, direct_err = 0;
 	unsigned int i;
 
 	mutex_lock(&pn_arm_lock);
@@ -651,15 +564,12 @@ static void pn_hooks_remove(void)
 	if (pn_ops_registered)
 		err = unregister_ftrace_function(&pn_ops);
 	pn_ops_registered = false;
-	if (pn_clone_registered)
-		clone_err = unregister_ftrace_function(&pn_clone_ops);
-	pn_clone_registered = false;
 	for (i = 0; i < PN_NR_HOOKS; i++)
 		if (pn_hooks[i].direct_on)
 			direct_err = pn_direct_unregister(&pn_hooks[i]) ?:
 				     direct_err;
 	mutex_unlock(&pn_arm_lock);
-	err = err ?: clone_err ?: direct_err;
+	err = err ?: direct_err;
 	if (WARN_ON(err)) {
 		pr_emerg("ftrace cannot unhook fork, exec and exit (error %d): this unload waits for ever, since freeing pnotify would leave them calling freed code; reboot\n",
 			 err);
@@ -684,9 +594,9 @@ static int pn_proc_show(struct seq_file *m, void *v)
 			   READ_ONCE(pn_hooks_armed) ? "armed" : "disarmed");
 	seq_printf(m, "hook_disarm: %s\n",
 		   PN_FTRACE_CAN_MUTE ? "when idle" : "never (this kernel's ftrace)");
-	seq_printf(m, "hook_clone_disarm: %s\n",
+	seq_printf(m, "hook_direct_disarm: %s\n",
 		   PN_FTRACE_CAN_UNREGISTER ? "unregistered" :
-		   "registered, its callback idle (unregistering waits for RCU Tasks before 6.9)");
+		   "registered, its call idle (unregistering waits for RCU Tasks before 6.9)");
 	seq_printf(m, "hook_holds: %ld\n", atomic_long_read(&pn_hook_holds));
 	seq_printf(m, "hook_armings: %lu\n", READ_ONCE(pn_armings));
 	pn_core_show(m);

@@ -4,8 +4,9 @@
  * the system call.  Each round forks, vforks, clone3()s and creates a
  * thread; a 200 us interval timer delivers SIGALRM to a handler
  * throughout.  Every call must return once, with a child that ran.  Run
- * in a job, whose forks pnotify may send back to be restarted (the kit
- * cache empty, or pnotify's test_clone_restart): the restart must not
+ * in a job, whose forks may leave pnotify to make kits in task works of
+ * the forking thread and of the child (the kit cache empty, or pnotify's
+ * test_kits_skip), run before either is back in user space: they must not
  * show.
  *
  *   forkways ROUNDS [plain|trace|seccomp|kill|stop|freeze|failslab] [keep]
@@ -24,10 +25,10 @@
  * callback fails takes the process down).
  * keep: nothing the loop makes exits before the end, and the loop first
  * empties pnotify's kit cache (an exit tops it up), so that every fork
- * restarts: the children of fork() and clone3() and the threads live on,
+ * leaves works: the children of fork() and clone3() and the threads live on,
  * there is no vfork(), and each child must be in its parent's job at the
  * end; kill, stop and freeze also empty it before each loop's child is
- * forked, whose fork then restarts under the signal.
+ * forked, whose fork then leaves its works under the signal.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -423,7 +424,7 @@ static bool cgroup_event(const char *dir, const char *event)
 
 /*
  * Freezes the cgroup @dir and waits until it is frozen: a task asleep in
- * a restart's allocation freezes on its way back to user space.  0, or 1
+ * a refill work's allocation freezes on its way back to user space.  0, or 1
  * when it did not freeze in FREEZE_WAIT_MS, or froze empty (the loop had
  * ended: nothing was frozen in the middle).
  */

@@ -2932,8 +2932,8 @@ static void *fork_while_attached(void *arg)
  * Two threads of a process outside any job (its main thread idle) fork all
  * the while, each fork slowed by a large resident set; the process is
  * attached to a job meanwhile, round after round.  A fork under way when
- * its thread was followed found no kit made for it at kernel_clone()'s
- * entry: the attach's must serve it, and no child may be killed for it.
+ * its thread was followed had no kit when it began: the attach's must
+ * serve it, and no child may be killed for it.
  * Every child forked after the attach returned is in the job; one forked
  * across it may be in either.
  */
@@ -3478,8 +3478,9 @@ static long pnotify_stat(const char *name)
 /*
  * Threads that fork long-lived children all at once, after forks that
  * keep their children have drained pnotify's kit cache: each fork then
- * finds no kit, and pnotify makes one and restarts it before anything is
- * copied; none may fail for it, nor show the restart.
+ * finds no next kit in the cache, nor each new thread its first, and a
+ * work of the thread makes it before the thread is back in user space;
+ * none may fail for it.
  */
 #define BURST_DRAIN_STEP	32	/* children forked between looks */
 #define BURST_DRAIN_MAX		(12 * BURST_DRAIN_STEP)
@@ -3576,7 +3577,7 @@ static void test_fork_burst_cache_drained(void)
 {
 	struct burst_shared *burst;
 	long failures = pnotify_stat("fork_failures");
-	long restarts = pnotify_stat("clone_restarts");
+	long refills = pnotify_stat("refill_works");
 	struct job_leader job;
 	struct report done;
 	int lost = 0;
@@ -3606,9 +3607,9 @@ static void test_fork_burst_cache_drained(void)
 	expect(pnotify_stat("fork_failures") == failures,
 	       "pnotify counted %ld fork failures",
 	       pnotify_stat("fork_failures") - failures);
-	expect(pnotify_stat("clone_restarts") - restarts >= BURST_THREADS,
-	       "%ld forks restarted to make a kit, not one per thread at least",
-	       pnotify_stat("clone_restarts") - restarts);
+	expect(pnotify_stat("refill_works") - refills >= BURST_THREADS,
+	       "%ld works made kits, not one per thread at least",
+	       pnotify_stat("refill_works") - refills);
 out:
 	end_job(&job);
 out_unmap:

@@ -148,7 +148,7 @@ kernels_lane() {
 	echo "== kernels lane"
 	# shellcheck disable=SC2086 # a list of scenarios
 	"$top/tests/kernels/run.sh" --kernels "${PN_CHECK_KERNELS:-5.10,6.12,6.12-rt}" \
-		${PN_CHECK_KERNEL_SCENARIOS:-smoke pnotify_callbacks pnotify_hooks pnotify_clone_restart job_jobtest keyring_bridge} |
+		${PN_CHECK_KERNEL_SCENARIOS:-smoke pnotify_callbacks pnotify_hooks pnotify_kit_refill job_jobtest keyring_bridge} |
 		tee "$top/build/kernels.log"
 	add_counts "$(tail -n 1 "$top/build/kernels.log")" kernels
 }

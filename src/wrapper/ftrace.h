@@ -13,11 +13,6 @@
  * wrapper; since, only one with FTRACE_OPS_FL_RECURSION is.  A hook needs
  * no such check: its callback never calls the function it hooks.
  *
- * pn_ftrace_set_ip(): sends the hooked call elsewhere, from the callback
- * of an ops with PN_FTRACE_IPMODIFY_FLAGS (livepatch's way): pt_regs before
- * 5.11, ftrace_instruction_pointer_set() with DYNAMIC_FTRACE_WITH_ARGS
- * since, renamed ftrace_regs_set_instruction_pointer() in 6.12.
- *
  * PN_FTRACE_CAN_UNREGISTER: whether a module's ftrace_ops may be
  * unregistered whenever jobs come and go.  Its unregister waits for RCU
  * Tasks under ftrace_lock, and before 6.9 RCU Tasks waits for exiting
@@ -62,12 +57,6 @@ pn_ftrace_arg(struct pt_regs *regs, unsigned int n)
 	return regs_get_kernel_argument(regs, n);
 }
 
-static __always_inline void pn_ftrace_set_ip(struct pt_regs *regs,
-					     unsigned long ip)
-{
-	instruction_pointer_set(regs, ip);
-}
-
 #elif defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
 
 #define pn_ftrace_regs ftrace_regs
@@ -84,16 +73,6 @@ pn_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 #endif
 }
 
-static __always_inline void pn_ftrace_set_ip(struct ftrace_regs *fregs,
-					     unsigned long ip)
-{
-#ifdef ftrace_regs_set_instruction_pointer
-	ftrace_regs_set_instruction_pointer(fregs, ip);
-#else
-	ftrace_instruction_pointer_set(fregs, ip);
-#endif
-}
-
 #else
 
 #define pn_ftrace_regs ftrace_regs
@@ -104,12 +83,6 @@ static __always_inline unsigned long
 pn_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 {
 	return regs_get_kernel_argument(ftrace_get_regs(fregs), n);
-}
-
-static __always_inline void pn_ftrace_set_ip(struct ftrace_regs *fregs,
-					     unsigned long ip)
-{
-	instruction_pointer_set(ftrace_get_regs(fregs), ip);
 }
 
 #endif
@@ -133,8 +106,6 @@ static inline unsigned long pn_ftrace_site(const char *function)
 	unregister_kprobe(&kp);
 	return site;
 }
-
-#define PN_FTRACE_IPMODIFY_FLAGS (PN_FTRACE_OPS_FLAGS | FTRACE_OPS_FL_IPMODIFY)
 
 /*
  * Direct calls (x86-64): a function's ftrace site calls a trampoline of

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A rival for pnotify's clone hook (pnotify_hooks): an ftrace_ops on
- * kernel_clone() that may change where its calls go (IPMODIFY), as a
- * livepatch of it would, and changes nothing.  ftrace lets one such ops on
- * a function: loaded first, pnotify cannot arm its hooks; loaded after,
- * it fails with EBUSY.  On attach_pid() (function=attach_pid) it shares
- * the function with pnotify's direct call.
+ * A livepatch's stand-in (pnotify_hooks): an ftrace_ops on kernel_clone()
+ * that may change where its calls go (IPMODIFY), as a livepatch of it
+ * would, and changes nothing.  ftrace lets one such ops on a function;
+ * pnotify takes none, so jobs run beside it.  On attach_pid()
+ * (function=attach_pid) it shares the function with pnotify's direct call.
  */
 #include <linux/module.h>
 #include <linux/string.h>
@@ -23,7 +22,7 @@ static void notrace rival_call(unsigned long ip, unsigned long parent_ip,
 
 static struct ftrace_ops rival_ops = {
 	.func = rival_call,
-	.flags = PN_FTRACE_IPMODIFY_FLAGS,
+	.flags = PN_FTRACE_OPS_FLAGS | FTRACE_OPS_FL_IPMODIFY,
 };
 
 /* Frees the filter: 5.10 does not export ftrace_free_filter(). */
@@ -52,4 +51,4 @@ static void __exit rival_exit(void)
 module_init(rival_init);
 module_exit(rival_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("test: an IPMODIFY ftrace_ops on kernel_clone(), pnotify's clone hook's rival");
+MODULE_DESCRIPTION("test: an IPMODIFY ftrace_ops on kernel_clone(), as a livepatch would have");

@@ -1,5 +1,5 @@
-# The hooks are ftrace callbacks (clone, fork, exec; fork a direct call
-# where ftrace has them) and a tracepoint probe (exit), armed when the
+# The hooks are ftrace callbacks (fork, exec; fork a direct call where
+# ftrace has them) and a tracepoint probe (exit), armed when the
 # first subscription is prepared and not before: a
 # process that no subscriber follows leaves no trace in pnotify's table,
 # and until a task is followed the hooks are not even called (ftrace's own
@@ -12,7 +12,7 @@ enabled=/sys/kernel/tracing/enabled_functions
 	pn_fail "cannot mount tracefs"
 
 hooks_armed() {
-	[ "$(grep -c '^hook: .* armed$' /proc/pnotify)" = 4 ]
+	[ "$(grep -c '^hook: .* armed$' /proc/pnotify)" = 3 ]
 }
 
 # Whether this kernel's ftrace lets pnotify disarm its hooks (not 5.10's).
@@ -33,26 +33,24 @@ wait_disarmed() {
 # How many of the hooked functions ftrace calls back for anyone, and for
 # pnotify (named only while it is the function's one user).
 ftrace_users() {
-	grep -cE '^(kernel_clone|attach_pid|setup_new_exec) ' "$enabled"
+	grep -cE '^(attach_pid|setup_new_exec) ' "$enabled"
 }
 # How attach_pid() is hooked: direct (its own trampoline) or ftrace (the ops).
 fork_kind() {
 	sed -n 's/^hook: attach_pid \([a-z]*\) .*/\1/p' /proc/pnotify
 }
-# What ftrace_users reads disarmed: kernel_clone() too where its ops stays
-# registered, its callback idle (before 6.9), and so does attach_pid()'s
-# direct call.
+# What ftrace_users reads disarmed: attach_pid() too where its direct call
+# stays registered, idle (before 6.9).
 idle_users() {
-	if grep -q '^hook_clone_disarm: unregistered$' /proc/pnotify; then
-		echo "$before"
-	elif [ "$(fork_kind)" = direct ]; then
-		echo $((before + 2))
-	else
+	if ! grep -q '^hook_direct_disarm: unregistered$' /proc/pnotify &&
+		[ "$(fork_kind)" = direct ]; then
 		echo $((before + 1))
+	else
+		echo "$before"
 	fi
 }
 ftrace_hooked() {
-	grep -A1 -E '^(kernel_clone|attach_pid|setup_new_exec) ' "$enabled" |
+	grep -A1 -E '^(attach_pid|setup_new_exec) ' "$enabled" |
 		grep -cE 'pn_hook_call|direct-->pn_fork_tramp'
 }
 # attach_pid()'s lines: its users, and where its direct call goes.
@@ -76,7 +74,7 @@ case $kind in
 direct | ftrace) ;;
 *) pn_fail "attach_pid() hooked as '$kind', not direct or ftrace" ;;
 esac
-for hook in 'kernel_clone ftrace' "attach_pid $kind" 'setup_new_exec ftrace' \
+for hook in "attach_pid $kind" 'setup_new_exec ftrace' \
 	'sched_process_exit tracepoint'; do
 	grep -q "^hook: $hook disarmed$" /proc/pnotify ||
 		pn_fail "hook $hook missing, or armed with nothing followed"
@@ -103,7 +101,7 @@ first_child_member() {
 			echo "member $armed"
 		kill "$p"') || pn_fail "round $1: jobctl create failed"
 	case $_out in
-	*"member 4") ;;
+	*"member 3") ;;
 	*) pn_fail "round $1: the job's first child is not a member, or hooks not armed: $_out" ;;
 	esac
 }
@@ -124,14 +122,6 @@ job_refused() {
 echo 0 > /proc/sys/kernel/ftrace_enabled
 job_refused "kernel.ftrace_enabled 0" 'sysctl kernel.ftrace_enabled is 0'
 echo 1 > /proc/sys/kernel/ftrace_enabled
-
-# The clone hook may send kernel_clone() calls elsewhere (IPMODIFY), which
-# ftrace allows one user of a function: not with another (a livepatch of
-# it, here a test module).
-pn_load pnotify_clone_rival
-job_refused "kernel_clone() taken by another IPMODIFY ops" \
-	'another ftrace user may send kernel_clone() calls elsewhere'
-pn_unload pnotify_clone_rival
 
 # attach_pid()'s direct call: ftrace allows one on a function.  With
 # another there first (a BPF trampoline; here a test module), attach_pid()
@@ -165,6 +155,13 @@ if [ "$kind" = direct ]; then
 	pn_unload pnotify_clone_rival
 	echo 10000 > /sys/module/pnotify/parameters/idle_ms
 fi
+
+# pnotify sends no call elsewhere (IPMODIFY, which ftrace allows one user
+# of a function): a livepatch of kernel_clone() (here a test module)
+# takes nothing from it, loaded before the hooks arm or while they are.
+pn_load pnotify_clone_rival
+first_child_member "beside a livepatch of kernel_clone()"
+pn_unload pnotify_clone_rival
 
 hook_stat() {
 	sed -n "s/^hook_$1: //p" /proc/pnotify
@@ -227,18 +224,17 @@ fi
 jobctl create -- sleep 60 &
 member=$!
 n=0
-until hooks_armed && [ "$(ftrace_hooked)" = 3 ]; do
-	[ "$n" -lt 100 ] || pn_fail "armed, ftrace calls pnotify back for $(ftrace_hooked) hooked functions, not 3"
+until hooks_armed && [ "$(ftrace_hooked)" = 2 ]; do
+	[ "$n" -lt 100 ] || pn_fail "armed, ftrace calls pnotify back for $(ftrace_hooked) hooked functions, not 2"
 	sleep 0.1
 	n=$((n + 1))
 done
 sleep 2
 hooks_armed || pn_fail "the hooks disarmed while a job lives"
-# Armed, the clone hook keeps a rival out, and so does attach_pid()'s
-# direct call.
-if insmod "$PN_MODDIR/pnotify_clone_rival.ko" 2> /dev/null; then
-	pn_fail "another IPMODIFY ops took kernel_clone() from the armed clone hook"
-fi
+# Armed, the hooks leave kernel_clone() to a livepatch, and attach_pid()'s
+# direct call keeps another direct call out.
+pn_load pnotify_clone_rival
+pn_unload pnotify_clone_rival
 if [ "$(fork_kind)" = direct ]; then
 	fork_direct ||
 		pn_fail "armed, attach_pid() does not call pnotify directly: $(fork_users)"
