@@ -82,7 +82,7 @@ enum pn_task_flag {
 
 /*
  * A followed process, keyed by its signal_struct; a *record*, a thread of
- * one, other than its leader, that holds its kit (pn_fork_thread()), keyed
+ * one, other than its leader, that holds its kit (pn_fork_record()), keyed
  * by its task; before it is either, a kit for some task's next child, and
  * on the kit cache, a kit for some fork.
  */
@@ -1958,8 +1958,10 @@ static int pn_attach(struct task_struct *task, struct pnotify_subscriber *sub,
 	put_task_struct(leader);
 	e = pn_task_get_or_insert(new);
 	/*
-	 * The store-buffer pairings with the exec and exit hooks: either
-	 * their lookup finds this entry, or we see what came before it.  An
+	 * The store-buffer pairings with the exec and exit hooks, and the
+	 * fork hook's of a new thread: either their lookup finds this entry,
+	 * or we see what came before it (the thread on its process's list,
+	 * for pn_threads_stock()).  An
 	 * exec by another thread may have replaced the leader found (its
 	 * de_thread() clears the old one's exit_signal) before its hook,
 	 * which found no entry: bind the new one.  A leader that exited
@@ -2217,33 +2219,35 @@ static void pn_fork_restock(struct pn_task *pe, struct pn_task *holder,
 }
 
 /*
- * A new user thread @child of @pe's process (locked, live) that needs kits:
- * it may fork as soon as it runs, and nothing runs before a fork where a
- * kit could be made, so it gets its record now, with a kit.  The record
- * is an entry from the cache, or else, the cache empty, the forking
- * thread's own kit, which its work then makes again.  The record's kit,
- * if the cache has none, is made by the new thread's work, before it
- * first returns to user space.  The thread cannot exit yet, nor be found:
- * its record is entered unopposed.
+ * Gives @task, a user thread of @pe's process (locked, live) other than its
+ * leader, a record with a kit for its next fork, unless it has one (an
+ * attach's, pn_threads_stock(), which can see a new thread before its fork
+ * hook runs).  The record is an entry from the cache, or else, the cache
+ * empty, @creator's own kit, which @creator's work then makes again; the
+ * record's kit, if the cache has none, is made by @task's work.  In the
+ * fork hook: for a new thread, made by @creator, current, and not running
+ * yet; and for current itself (@task == @creator), found with no record.
  */
-static void pn_fork_thread(struct pn_task *pe, struct task_struct *parent,
-			   struct task_struct *child, unsigned int nr,
+static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
+			   struct task_struct *task, unsigned int nr,
 			   size_t room)
 {
-	struct pn_task *holder = pn_kit_holder(pe, parent);
+	struct pn_task *holder, *rec, *kit;
 	struct hlist_bl_head *head;
-	struct pn_task *rec, *kit;
 
+	if (pn_kit_holder(pe, task))
+		return;
+	holder = pn_kit_holder(pe, creator);
 	pn_fork_take_kits(nr, room, &kit, 1, &rec);
 	if (!rec && holder && holder->kit) {
 		rec = holder->kit;
 		holder->kit = NULL;
-		pn_task_queue_refill(holder, parent);
+		pn_task_queue_refill(holder, creator);
 	}
-	/* Neither: its first fork fails, and asks for its record then. */
+	/* Neither: its next fork fails, and asks for a record again. */
 	if (!rec)
 		return;
-	pn_entry_bind(rec, child, child);
+	pn_entry_bind(rec, task, task);
 	rec->kit = kit;
 	head = pn_bucket(rec->key);
 	hlist_bl_lock(head);
@@ -2252,7 +2256,7 @@ static void pn_fork_thread(struct pn_task *pe, struct task_struct *parent,
 	list_add_tail(&rec->records, &pe->records);
 	pe->nr_records++;
 	if (!kit)
-		pn_task_queue_refill(rec, child);
+		pn_task_queue_refill(rec, task);
 }
 
 /*
@@ -2274,9 +2278,31 @@ void pnotify_inherit_signal(struct task_struct *child, int sig)
 EXPORT_SYMBOL_GPL(pnotify_inherit_signal);
 
 /*
+ * A fork of current, a thread of @pe's process (locked, live), found no kit
+ * that fits in @holder, its record or @pe, or no record: it gets one from
+ * the cache, or asks its work for it (with no record, through @pe's work,
+ * which may be busy asking for another thread: then its next fork asks
+ * again).
+ */
+static void pn_fork_restock_failed(struct pn_task *pe, struct pn_task *holder,
+				   struct task_struct *parent)
+{
+	unsigned int nr;
+	size_t room;
+
+	pn_task_needs(pe, &nr, &room);
+	if (!holder) {
+		pn_fork_record(pe, parent, parent, nr, room);
+		holder = pn_kit_holder(pe, parent);
+	}
+	if (!holder || !pn_kit_fits(holder->kit, nr, room))
+		pn_task_queue_refill(holder ?: pe, parent);
+}
+
+/*
  * Counts @child, a new user thread of current's process, in the process's
  * entry, if it is followed, and gives it its record when its process's
- * forks need kits.  The count unlocked: it is read only against itself
+ * forks need kits (pn_fork_record()).  The count unlocked: it is read only against itself
  * (pn_sub_add(), pn_sub_unlinked()), and a thread made as a subscription
  * is linked or unlinked counts on either side of it.  An entry found dead
  * is counted in for nothing.
@@ -2284,10 +2310,17 @@ EXPORT_SYMBOL_GPL(pnotify_inherit_signal);
 static void pn_core_fork_thread(struct task_struct *parent,
 				struct task_struct *child)
 {
-	struct pn_task *e = pn_task_lookup(parent);
+	struct pn_task *e;
 	unsigned int nr;
 	size_t room;
 
+	/*
+	 * Pairs with pn_attach(): @child is on its process's thread list, a
+	 * full barrier; now look.  Either the attach's stock sees @child, or
+	 * this sees the attach's entry (or both: pn_fork_record()).
+	 */
+	smp_mb();
+	e = pn_task_lookup(parent);
 	if (likely(!e) || !pn_task_is_user(child))
 		return;
 	atomic_inc(&e->nr_threads_made);
@@ -2296,7 +2329,7 @@ static void pn_core_fork_thread(struct task_struct *parent,
 		return;
 	pn_task_needs(e, &nr, &room);
 	if (nr)
-		pn_fork_thread(e, parent, child, nr, room);
+		pn_fork_record(e, parent, child, nr, room);
 	pn_fork_unlock(e);
 }
 
@@ -2331,10 +2364,9 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 		/*
 		 * No kit, for want of memory when it was to be made, or one
 		 * too small, for a subscription added during this fork: the
-		 * thread asks for one again.  (With no record, through its
-		 * process's entry, which may be busy asking for another.)
+		 * thread asks for one again.
 		 */
-		pn_task_queue_refill(holder ?: pe, parent);
+		pn_fork_restock_failed(pe, holder, parent);
 		pn_fork_unlock(pe);
 		pn_fork_doom(child);
 		return;
@@ -3512,7 +3544,8 @@ int pn_core_init(void)
 static bool pn_work_is_ours(struct callback_head *work)
 {
 	return work->func == pn_prep_work || work->func == pn_exec_work ||
-	       work->func == pn_call_work || work->func == pn_exit_work;
+	       work->func == pn_call_work || work->func == pn_exit_work ||
+	       work->func == pn_refill_work;
 }
 
 /*
@@ -3549,6 +3582,11 @@ static void pn_work_drop(struct callback_head *work)
 	} else if (work->func == pn_exec_work) {
 		e = container_of(work, struct pn_task, exec_work);
 		clear_bit(PN_EXEC_QUEUED, &e->flags);
+		pn_task_put(e);
+	} else if (work->func == pn_refill_work) {
+		/* No fork will need its kit: nothing is followed. */
+		e = container_of(work, struct pn_task, refill_work);
+		clear_bit(PN_REFILL_QUEUED, &e->flags);
 		pn_task_put(e);
 	} else {
 		e = container_of(work, struct pn_task, prep_work);
