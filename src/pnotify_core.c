@@ -2166,34 +2166,8 @@ static void pn_task_queue_refill(struct pn_task *holder,
 }
 
 /*
- * Takes from the cache, in one section of its lock, @nr_kits kits that fit
- * @nr subscriptions of @room bytes, and an entry of any size for *@rec if
- * @rec is given; NULL where the cache has none.  In the fork hook, under
- * an entry lock (interrupts off).
- */
-static void pn_fork_take_kits(unsigned int nr, size_t room,
-			      struct pn_task **kits, unsigned int nr_kits,
-			      struct pn_task **rec)
-{
-	unsigned int i;
-
-	if (rec)
-		*rec = NULL;
-	for (i = 0; i < nr_kits; i++)
-		kits[i] = NULL;
-	if (pn_test_kits_skip())
-		return;
-	raw_spin_lock(&pn_kits_lock);
-	if (rec)
-		*rec = pn_kits_pop(0, 0);
-	for (i = 0; i < nr_kits; i++)
-		kits[i] = pn_kits_pop(nr, room);
-	raw_spin_unlock(&pn_kits_lock);
-}
-
-/*
  * After a fork, @pe (the parent's process entry) and @ce (the child's)
- * locked: the forking thread's next kit, in @holder, and the child's
+ * locked, interrupts off: the forking thread's next kit, in @holder, and the child's
  * first, from the cache, or else made by the work of the thread that
  * lacks one.  A kit the fork left short (the child had an entry already,
  * and took blocks from it) is made again by the work.
@@ -2202,16 +2176,18 @@ static void pn_fork_restock(struct pn_task *pe, struct pn_task *holder,
 			    struct task_struct *parent, struct pn_task *ce,
 			    struct task_struct *child)
 {
-	struct pn_task *kits[2];
-	unsigned int nr, n = 0;
+	unsigned int nr;
 	size_t room;
 
 	pn_task_needs(pe, &nr, &room);
-	pn_fork_take_kits(nr, room, kits, !holder->kit + !ce->kit, NULL);
-	if (!holder->kit)
-		holder->kit = kits[n++];
-	if (!ce->kit)
-		ce->kit = kits[n];
+	if (likely(!pn_test_kits_skip())) {
+		raw_spin_lock(&pn_kits_lock);
+		if (!holder->kit)
+			holder->kit = pn_kits_pop(nr, room);
+		if (!ce->kit)
+			ce->kit = pn_kits_pop(nr, room);
+		raw_spin_unlock(&pn_kits_lock);
+	}
 	if (!pn_kit_fits(holder->kit, nr, room))
 		pn_task_queue_refill(holder, parent);
 	if (!ce->kit)
@@ -2232,13 +2208,20 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 			   struct task_struct *task, unsigned int nr,
 			   size_t room)
 {
-	struct pn_task *holder, *rec, *kit;
+	struct pn_task *holder, *rec = NULL, *kit = NULL;
 	struct hlist_bl_head *head;
 
 	if (pn_kit_holder(pe, task))
 		return;
 	holder = pn_kit_holder(pe, creator);
-	pn_fork_take_kits(nr, room, &kit, 1, &rec);
+	if (likely(!pn_test_kits_skip())) {
+		/* In the fork hook's lock section: interrupts are off. */
+		raw_spin_lock(&pn_kits_lock);
+		rec = pn_kits_pop(0, 0);
+		if (rec)
+			kit = pn_kits_pop(nr, room);
+		raw_spin_unlock(&pn_kits_lock);
+	}
 	if (!rec && holder && holder->kit) {
 		rec = holder->kit;
 		holder->kit = NULL;
