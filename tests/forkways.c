@@ -9,7 +9,7 @@
  * test_kits_skip), run before either is back in user space: they must not
  * show.
  *
- *   forkways ROUNDS [plain|trace|seccomp|kill|stop|freeze|failslab] [keep]
+ *   forkways ROUNDS [plain|trace|seccomp|kill|stop|freeze|failslab|vfork-stop] [keep]
  *
  * trace runs the loop under a tracer that stops it at every system call
  * (PTRACE_SYSCALL); seccomp under an allow-all filter; kill and stop run
@@ -22,7 +22,10 @@
  * a failslab kernel set up by the caller: an exec failing past its point
  * of no return dies of SIGSEGV), without the timer (a signal frame that
  * cannot be written is a SIGSEGV too) and without threads (one whose fork
- * callback fails takes the process down).
+ * callback fails takes the process down).  vfork-stop vfork()s ROUNDS
+ * children one after the other, each stopping itself (SIGSTOP) before it
+ * exits: its parent waits in the kernel, a work pnotify queued on it
+ * pending, until someone continues the child.
  * keep: nothing the loop makes exits before the end, and the loop first
  * empties pnotify's kit cache (an exit tops it up), so that every fork
  * leaves works: the children of fork() and clone3() and the threads live on,
@@ -235,17 +238,33 @@ static int end_kept(void)
 	return outside || died;
 }
 
-/* Its own frame: the parent's registers are the child's until it exits. */
-static int vfork_round(void)
+/*
+ * Its own frame: the parent's registers are the child's until it exits.
+ * @stop: the child stops itself first.
+ */
+static int vfork_round(bool stop)
 {
 	pid_t pid = vfork();
 
-	if (pid == 0)
+	if (pid == 0) {
+		if (stop)
+			raise(SIGSTOP);
 		_exit(CHILD_STATUS);
+	}
 	if (pid < 0 || wait_child(pid, NULL) < 0) {
 		fprintf(stderr, "forkways: vfork: %s\n", strerror(errno));
 		return 1;
 	}
+	return 0;
+}
+
+/* vfork-stop's rounds. */
+static int vfork_stopped(int rounds)
+{
+	for (int i = 0; i < rounds; i++)
+		if (vfork_round(true))
+			return 1;
+	printf("forkways: %d vfork children stopped and continued\n", rounds);
 	return 0;
 }
 
@@ -323,7 +342,7 @@ static int loop(int rounds)
 			child_main();
 		bad += child_done(pid, "fork");
 		if (!keep)
-			bad += vfork_round();
+			bad += vfork_round(false);
 		pid = syscall(SYS_clone3, &args, sizeof(args));
 		if (pid == 0)
 			child_main();
@@ -572,7 +591,7 @@ int main(int argc, char **argv)
 
 	keep = argc > 3 && !strcmp(argv[3], "keep");
 	if (rounds <= 0 || argc > 4 || (argc > 3 && !keep)) {
-		fprintf(stderr, "usage: forkways ROUNDS [plain|trace|seccomp|kill|stop|freeze|failslab] [keep]\n");
+		fprintf(stderr, "usage: forkways ROUNDS [plain|trace|seccomp|kill|stop|freeze|failslab|vfork-stop] [keep]\n");
 		return 2;
 	}
 	failslab = !strcmp(mode, "failslab");
@@ -590,6 +609,8 @@ int main(int argc, char **argv)
 		return signalled(rounds, SIGSTOP);
 	if (!strcmp(mode, "freeze"))
 		return signalled(rounds, FREEZE);
+	if (!strcmp(mode, "vfork-stop"))
+		return vfork_stopped(rounds);
 	fprintf(stderr, "forkways: unknown mode %s\n", mode);
 	return 2;
 }

@@ -128,3 +128,35 @@ wait "$runner" || pn_fail "forkways, its refill work unloaded: $(cat /tmp/out)"
 pn_log "unloaded in $took s with a refill work asleep: $(tail -n 1 /tmp/out)"
 [ "$(returning)" -gt "$windows" ] ||
 	pn_fail "the unload did not wait for the refill work's return path"
+
+# A vfork parent waits in the kernel with its refill work queued (every
+# kit made by a work: test_kits_skip 1) while its child stays stopped: the
+# unload takes the work off instead of waiting for the child, which only
+# someone else continues.
+pn_load pnotify
+pn_load job
+echo 1 > "$p/test_kits_skip"
+jobctl create -- forkways 1 vfork-stop > /tmp/out 2>&1 &
+runner=$!
+stopped_child() {
+	grep -l '^[0-9]* (forkways) [Tt]' /proc/[0-9]*/stat 2> /dev/null |
+		sed -n 's|^/proc/\([0-9]*\)/stat$|\1|p'
+}
+child_stopped() {
+	[ -n "$(stopped_child)" ]
+}
+pn_wait_until "a vfork child stopped" child_stopped
+pn_unload job
+rmmod pnotify &
+unloader=$!
+n=0
+while kill -0 "$unloader" 2> /dev/null; do
+	[ "$n" -lt 300 ] ||
+		pn_fail "the unload waits for a vfork parent whose child is stopped"
+	usleep 100000
+	n=$((n + 1))
+done
+wait "$unloader" || pn_fail "rmmod pnotify"
+pn_log "unloaded in $((n / 10)) s beside a vfork parent whose child is stopped"
+kill -CONT "$(stopped_child)"
+wait "$runner" || pn_fail "forkways vfork-stop: $(cat /tmp/out)"
