@@ -102,6 +102,8 @@ struct pn_task {
 	/* A process's: its records, under its lock; a record's: the link. */
 	struct list_head records;
 	unsigned int nr_records;
+	/* New threads left without a record, the cache empty: under lock. */
+	unsigned int records_missed;
 	/* User threads made in the process while followed: no lock. */
 	atomic_t nr_threads_made;
 	/*
@@ -1909,23 +1911,42 @@ static int pn_snapshot_tasks(struct task_struct *of, struct task_struct ***out);
  * memory, a thread's next fork fails (pn_fork_doom()) and asks for its
  * kit again.
  */
+static unsigned int pn_records_missed(struct pn_task *e)
+{
+	unsigned int missed;
+
+	pn_entry_lock(e);
+	missed = e->records_missed;
+	pn_entry_unlock(e);
+	return missed;
+}
+
 static void pn_threads_stock(struct pn_task *e, struct task_struct *task,
 			     unsigned int nr, size_t room)
 {
 	struct task_struct **threads;
+	unsigned int missed;
 	int n, i;
 
 	if (get_nr_threads(task) < 2) {
 		pn_task_refill(e, task, nr, room);
 		return;
 	}
-	n = pn_snapshot_tasks(task, &threads);
-	for (i = 0; i < n; i++) {
-		pn_task_refill(e, threads[i], nr, room);
-		put_task_struct(threads[i]);
-	}
-	if (n > 0)
-		kvfree(threads);
+	/*
+	 * A thread made meanwhile by one not stocked yet, the cache empty,
+	 * got no record (pn_fork_record()), and may not be in the snapshot:
+	 * again, until none did.
+	 */
+	do {
+		missed = pn_records_missed(e);
+		n = pn_snapshot_tasks(task, &threads);
+		for (i = 0; i < n; i++) {
+			pn_task_refill(e, threads[i], nr, room);
+			put_task_struct(threads[i]);
+		}
+		if (n > 0)
+			kvfree(threads);
+	} while (n >= 0 && pn_records_missed(e) != missed);
 }
 
 /*
@@ -2211,8 +2232,16 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 	struct pn_task *holder, *rec = NULL, *kit = NULL;
 	struct hlist_bl_head *head;
 
-	if (pn_kit_holder(pe, task))
+	/*
+	 * An attach entered it, and may still be making its kit: the
+	 * thread's own work makes one too, before it can fork.
+	 */
+	holder = pn_kit_holder(pe, task);
+	if (holder) {
+		if (!pn_kit_fits(holder->kit, nr, room))
+			pn_task_queue_refill(holder, task);
 		return;
+	}
 	holder = pn_kit_holder(pe, creator);
 	if (likely(!pn_test_kits_skip())) {
 		/* In the fork hook's lock section: interrupts are off. */
@@ -2228,8 +2257,10 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 		pn_task_queue_refill(holder, creator);
 	}
 	/* Neither: its next fork fails, and asks for a record again. */
-	if (!rec)
+	if (!rec) {
+		pe->records_missed++;
 		return;
+	}
 	pn_entry_bind(rec, task, task);
 	rec->kit = kit;
 	head = pn_bucket(rec->key);
@@ -2262,13 +2293,14 @@ EXPORT_SYMBOL_GPL(pnotify_inherit_signal);
 
 /*
  * A fork of current, a thread of @pe's process (locked, live), found no kit
- * that fits in @holder, its record or @pe, or no record: it gets one from
- * the cache, or asks its work for it (with no record, through @pe's work,
- * which may be busy asking for another thread: then its next fork asks
- * again).
+ * that fits in @holder, its record or @pe, or no record: a record with a
+ * kit from the cache, if it has them, else its work asks for one (with no
+ * record, through @pe's work, which may be busy asking for another thread:
+ * then its next fork asks again).  Returns its holder now.
  */
-static void pn_fork_restock_failed(struct pn_task *pe, struct pn_task *holder,
-				   struct task_struct *parent)
+static struct pn_task *pn_fork_kit_missing(struct pn_task *pe,
+					   struct pn_task *holder,
+					   struct task_struct *parent)
 {
 	unsigned int nr;
 	size_t room;
@@ -2280,6 +2312,7 @@ static void pn_fork_restock_failed(struct pn_task *pe, struct pn_task *holder,
 	}
 	if (!holder || !pn_kit_fits(holder->kit, nr, room))
 		pn_task_queue_refill(holder ?: pe, parent);
+	return holder;
 }
 
 /*
@@ -2344,12 +2377,15 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	holder = pn_kit_holder(pe, parent);
 	kit = holder ? holder->kit : NULL;
 	if (!pn_kit_fits(kit, pe->nr_subs, 0)) {
+		holder = pn_fork_kit_missing(pe, holder, parent);
+		kit = holder ? holder->kit : NULL;
+	}
+	if (!pn_kit_fits(kit, pe->nr_subs, 0)) {
 		/*
 		 * No kit, for want of memory when it was to be made, or one
 		 * too small, for a subscription added during this fork: the
-		 * thread asks for one again.
+		 * thread asked for one again.
 		 */
-		pn_fork_restock_failed(pe, holder, parent);
 		pn_fork_unlock(pe);
 		pn_fork_doom(child);
 		return;

@@ -147,16 +147,20 @@ child_stopped() {
 }
 pn_wait_until "a vfork child stopped" child_stopped
 pn_unload job
+child=$(stopped_child)
+[ -n "$child" ] || pn_fail "the vfork child is no longer stopped"
 rmmod pnotify &
 unloader=$!
+limit=300
+pn_slow && limit=3000
 n=0
 while kill -0 "$unloader" 2> /dev/null; do
-	[ "$n" -lt 300 ] ||
+	[ "$n" -lt "$limit" ] ||
 		pn_fail "the unload waits for a vfork parent whose child is stopped"
 	usleep 100000
 	n=$((n + 1))
 done
 wait "$unloader" || pn_fail "rmmod pnotify"
 pn_log "unloaded in $((n / 10)) s beside a vfork parent whose child is stopped"
-kill -CONT "$(stopped_child)"
+kill -CONT "$child"
 wait "$runner" || pn_fail "forkways vfork-stop: $(cat /tmp/out)"
