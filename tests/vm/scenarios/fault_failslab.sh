@@ -1,6 +1,7 @@
-# Fault injection: slab allocations fail at random, in the kits a fork's
-# restart makes (ENOMEM) and in the callbacks, while a job forks.  No child
-# may run outside the job, nothing may leak or splat.
+# Fault injection: slab allocations fail at random, in the kits the works
+# of forking threads make (the next fork's child then killed before it
+# runs) and in the callbacks, while a job forks.  No child may run outside
+# the job, nothing may leak or splat.
 . /lib/pn/lib.sh
 
 F=/sys/kernel/debug/failslab
@@ -82,10 +83,12 @@ checks=$(sed -n 's/.* ran=\([0-9]*\).*/\1/p' /tmp/out)
 	pn_fail "only ${checks:-0} execs checked their exec callback, not $checks_min"
 # A job whose forks keep their children (forkways failslab keep: fault
 # injection on once it runs, no timer, no threads): the kit cache empties,
-# and every fork after restarts to make its kit, under the same failures.  Some of those fail (ENOMEM, counted as pnotify's fork
-# failures); every other fork returns once, its child in the job.
+# and every fork after leaves its kits to works, under the same failures.
+# A fork whose kit a work could not make has its child killed before it
+# runs (counted as pnotify's fork failures, and by forkways); every other
+# fork returns once, its child in the job.
 failures=$(sed -n 's/^fork_failures: //p' /proc/pnotify)
-# Its forks must empty the cache before any restarts: first shrink it.
+# Its forks must empty the cache before any work runs: first shrink it.
 echo 2 > /proc/sys/vm/drop_caches
 echo 2 > "$F/probability"
 jobctl create -- forkways 200 failslab keep > /tmp/out 2>&1
@@ -94,10 +97,10 @@ pn_log "$(tail -n 3 /tmp/out | tr '\n' ' ')"
 grep -q "rounds, .* failed" /tmp/out || pn_fail "forkways did not finish: $(cat /tmp/out)"
 # A fork() callback that fails kills its child: not counted here.
 ! grep -q "is in job" /tmp/out ||
-	pn_fail "a child of a restarted fork is outside the job: $(cat /tmp/out)"
+	pn_fail "a child that ran is outside the job: $(cat /tmp/out)"
 failures=$(($(sed -n 's/^fork_failures: //p' /proc/pnotify) - failures))
-pn_log "$failures restarted forks found no memory for their kit"
-[ "$failures" -gt 0 ] || pn_fail "no restart's allocation failed"
+pn_log "$failures forks found no kit, their work having found no memory"
+[ "$failures" -gt 0 ] || pn_fail "no refill work's allocation failed"
 pn_unload pnotify_testsub
 pn_unload job
 pn_wait_until "pnotify's entries to go" grep -q '^tasks: 0$' /proc/pnotify
