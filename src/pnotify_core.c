@@ -1911,6 +1911,8 @@ static int pn_snapshot_tasks(struct task_struct *of, struct task_struct ***out);
  * memory, a thread's next fork fails (pn_fork_doom()) and asks for its
  * kit again.
  */
+#define PN_STOCK_PASSES 3
+
 static unsigned int pn_records_missed(struct pn_task *e)
 {
 	unsigned int missed;
@@ -1925,7 +1927,7 @@ static void pn_threads_stock(struct pn_task *e, struct task_struct *task,
 			     unsigned int nr, size_t room)
 {
 	struct task_struct **threads;
-	unsigned int missed;
+	unsigned int missed, passes = 0;
 	int n, i;
 
 	if (get_nr_threads(task) < 2) {
@@ -1935,7 +1937,9 @@ static void pn_threads_stock(struct pn_task *e, struct task_struct *task,
 	/*
 	 * A thread made meanwhile by one not stocked yet, the cache empty,
 	 * got no record (pn_fork_record()), and may not be in the snapshot:
-	 * again, until none did.
+	 * again, a few times at most (threads made and gone without end
+	 * would keep it going); one left over fails its first fork, and
+	 * asks for a record then.
 	 */
 	do {
 		missed = pn_records_missed(e);
@@ -1946,7 +1950,8 @@ static void pn_threads_stock(struct pn_task *e, struct task_struct *task,
 		}
 		if (n > 0)
 			kvfree(threads);
-	} while (n >= 0 && pn_records_missed(e) != missed);
+	} while (n >= 0 && pn_records_missed(e) != missed &&
+		 ++passes < PN_STOCK_PASSES);
 }
 
 /*
@@ -2256,9 +2261,15 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 		holder->kit = NULL;
 		pn_task_queue_refill(holder, creator);
 	}
-	/* Neither: its next fork fails, and asks for a record again. */
+	/*
+	 * Neither: its next fork fails, and asks for a record again; its
+	 * creator asks for its own kit.  A stock under way looks again.
+	 */
 	if (!rec) {
-		pe->records_missed++;
+		if (holder)
+			pn_task_queue_refill(holder, creator);
+		if (task != creator)
+			pe->records_missed++;
 		return;
 	}
 	pn_entry_bind(rec, task, task);
