@@ -2142,6 +2142,22 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 	}
 }
 
+/* pn_task_refill() of @e's leader, from another thread.  Sleeps. */
+static void pn_task_refill_leader(struct pn_task *e)
+{
+	struct task_struct *leader;
+
+	pn_entry_lock(e);
+	leader = e->task;
+	if (leader)
+		get_task_struct(leader);
+	pn_entry_unlock(e);
+	if (!leader)
+		return;
+	pn_task_refill(e, leader, 0, 0);
+	put_task_struct(leader);
+}
+
 /*
  * Makes the kit @holder's thread, current, lacks, in its own context:
  * queued by the fork hook (pn_task_queue_refill()), it runs before the
@@ -2167,6 +2183,12 @@ static void pn_refill_work(struct callback_head *work)
 	atomic_long_inc(&pn_stats.refill_works);
 	if (e) {
 		pn_task_refill(e, current, 0, 0);
+		/*
+		 * The process's work, asked for by a thread with no record,
+		 * may have left the leader's request out: its kit too.
+		 */
+		if (holder == e)
+			pn_task_refill_leader(e);
 		pn_task_put(e);
 	}
 	pn_task_put(holder);
@@ -2320,6 +2342,10 @@ static struct pn_task *pn_fork_kit_missing(struct pn_task *pe,
 	if (!holder) {
 		pn_fork_record(pe, parent, parent, nr, room);
 		holder = pn_kit_holder(pe, parent);
+	} else if (!holder->kit && likely(!pn_test_kits_skip())) {
+		raw_spin_lock(&pn_kits_lock);
+		holder->kit = pn_kits_pop(nr, room);
+		raw_spin_unlock(&pn_kits_lock);
 	}
 	if (!holder || !pn_kit_fits(holder->kit, nr, room))
 		pn_task_queue_refill(holder ?: pe, parent);
