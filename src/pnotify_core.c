@@ -75,6 +75,8 @@ enum pn_task_flag {
 	PN_EXEC_QUEUED,
 	PN_PREP_QUEUED,
 	PN_REFILL_QUEUED,
+	/* A thread with no record asked: the process's work stocks all. */
+	PN_RECORDS_WANTED,
 	/* The two exit hooks a process's end waits for: see pn_core_exit(). */
 	PN_LIVE_ZERO,		/* a thread's hook read signal->live == 0 */
 	PN_LEADER_EXITED,	/* the leader's hook ran */
@@ -392,6 +394,7 @@ static struct {
 	atomic_long_t kits_made;
 	atomic_long_t refill_works;	/* run: see pn_refill_work() */
 	atomic_long_t records_refused;	/* their thread exiting */
+	atomic_long_t records_missed;	/* new threads', the cache empty */
 	atomic_long_t exits_in_hook;	/* ended by the hook: no exit work */
 	atomic_long_t exec_works;	/* queued: a subscriber has exec() */
 } pn_stats;
@@ -2171,6 +2174,8 @@ static void pn_refill_work(struct callback_head *work)
 	struct pn_task *e;
 
 	clear_bit(PN_REFILL_QUEUED, &holder->flags);
+	/* Pairs with pn_fork_kit_missing(): see PN_RECORDS_WANTED after. */
+	smp_mb__after_atomic();
 	pn_test_refill_sleep();
 	e = pn_task_lock(current);
 	if (e && test_bit(PN_DEAD, &e->flags)) {
@@ -2184,10 +2189,14 @@ static void pn_refill_work(struct callback_head *work)
 	if (e) {
 		pn_task_refill(e, current, 0, 0);
 		/*
-		 * The process's work, asked for by a thread with no record,
-		 * may have left the leader's request out: its kit too.
+		 * The process's work serves its leader and every thread with
+		 * no record, whichever of them queued it: a request that
+		 * found it queued went unanswered.
 		 */
-		if (holder == e)
+		if (holder == e &&
+		    test_and_clear_bit(PN_RECORDS_WANTED, &e->flags))
+			pn_threads_stock(e, current, 0, 0);
+		else if (holder == e)
 			pn_task_refill_leader(e);
 		pn_task_put(e);
 	}
@@ -2290,8 +2299,10 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 	if (!rec) {
 		if (holder)
 			pn_task_queue_refill(holder, creator);
-		if (task != creator)
+		if (task != creator) {
 			pe->records_missed++;
+			atomic_long_inc(&pn_stats.records_missed);
+		}
 		return;
 	}
 	pn_entry_bind(rec, task, task);
@@ -2328,8 +2339,8 @@ EXPORT_SYMBOL_GPL(pnotify_inherit_signal);
  * A fork of current, a thread of @pe's process (locked, live), found no kit
  * that fits in @holder, its record or @pe, or no record: a record with a
  * kit from the cache, if it has them, else its work asks for one (with no
- * record, through @pe's work, which may be busy asking for another thread:
- * then its next fork asks again).  Returns its holder now.
+ * record, through @pe's work, which then stocks every thread: it may be
+ * queued on another already).  Returns its holder now.
  */
 static struct pn_task *pn_fork_kit_missing(struct pn_task *pe,
 					   struct pn_task *holder,
@@ -2347,8 +2358,14 @@ static struct pn_task *pn_fork_kit_missing(struct pn_task *pe,
 		holder->kit = pn_kits_pop(nr, room);
 		raw_spin_unlock(&pn_kits_lock);
 	}
-	if (!holder || !pn_kit_fits(holder->kit, nr, room))
-		pn_task_queue_refill(holder ?: pe, parent);
+	if (!holder) {
+		set_bit(PN_RECORDS_WANTED, &pe->flags);
+		/* Pairs with pn_refill_work(): it sees the bit, or is ours. */
+		smp_mb__after_atomic();
+		pn_task_queue_refill(pe, parent);
+	} else if (!pn_kit_fits(holder->kit, nr, room)) {
+		pn_task_queue_refill(holder, parent);
+	}
 	return holder;
 }
 
@@ -3561,6 +3578,8 @@ void pn_core_show(struct seq_file *m)
 		   atomic_long_read(&pn_stats.refill_works));
 	seq_printf(m, "records_refused: %ld\n",
 		   atomic_long_read(&pn_stats.records_refused));
+	seq_printf(m, "records_missed: %ld\n",
+		   atomic_long_read(&pn_stats.records_missed));
 	seq_printf(m, "kits_cached: %u\n", READ_ONCE(pn_nr_kits));
 	seq_printf(m, "blocks_cached: %u\n", READ_ONCE(pn_nr_blocks));
 	seq_printf(m, "entry_reuse: %s\n", PN_REUSE ? "on" : "off (KASAN)");

@@ -273,18 +273,28 @@ static long tasks_followed(void)
 	return n;
 }
 
-/* The test build's spin before a record is entered, in us; else 0. */
-static unsigned int delay_record_us(void)
+/* A test build's knob of pnotify's, such as test_kits_skip; else 0. */
+static unsigned int pnotify_knob(const char *name)
 {
-	FILE *f = fopen("/sys/module/pnotify/parameters/test_delay_record_us", "r");
-	unsigned int us = 0;
+	char path[128];
+	unsigned int n = 0;
+	FILE *f;
 
+	snprintf(path, sizeof(path), "/sys/module/pnotify/parameters/%s", name);
+	f = fopen(path, "r");
 	if (f) {
-		if (fscanf(f, "%u", &us) != 1)
-			us = 0;
+		if (fscanf(f, "%u", &n) != 1)
+			n = 0;
 		fclose(f);
 	}
-	return us;
+	return n;
+}
+
+/* The test build's spin as a record is entered, with 2 CPUs to race it. */
+static bool record_spins(void)
+{
+	return pnotify_knob("test_delay_record_us") > 0 &&
+	       sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 
 /*
@@ -332,7 +342,7 @@ static void *thread_exit_after(void *usecs)
  */
 static void do_thread_records(int n)
 {
-	bool spins = delay_record_us() > 0 && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	bool spins = record_spins();
 	long refused = pnotify_stat("records_refused");
 	unsigned int seed = 1;
 	pthread_t threads[4];
@@ -362,6 +372,128 @@ static void do_thread_records(int n)
 		fail("no record refused in %d subscriptions: the window was not reached", i);
 	printf("ok: %d subscriptions of a process as its threads exit, records refused: %ld\n",
 	       i, refused);
+}
+
+/* Threads that make threads as their process subscribes, then fork. */
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t spawn_cond = PTHREAD_COND_INITIALIZER;
+static bool spawn_go, fork_go;
+static int spawned, forks_killed, forks_failed;
+
+static void spawn_wait(bool *flag)
+{
+	pthread_mutex_lock(&spawn_lock);
+	while (!*flag)
+		pthread_cond_wait(&spawn_cond, &spawn_lock);
+	pthread_mutex_unlock(&spawn_lock);
+}
+
+static void spawn_tell(bool *flag)
+{
+	pthread_mutex_lock(&spawn_lock);
+	*flag = true;
+	pthread_cond_broadcast(&spawn_cond);
+	pthread_mutex_unlock(&spawn_lock);
+}
+
+/* One fork once told to: a child killed at birth had no kit to join. */
+static void *thread_fork(void *arg)
+{
+	int status;
+	pid_t pid;
+
+	spawn_wait(&fork_go);
+	pid = fork();
+	if (!pid)
+		_exit(0);
+	pthread_mutex_lock(&spawn_lock);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		forks_failed++;
+	else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		forks_killed++;
+	else if (!WIFEXITED(status) || WEXITSTATUS(status))
+		forks_failed++;
+	pthread_mutex_unlock(&spawn_lock);
+	return arg;
+}
+
+/* Makes a thread after @usecs, once told to, then forks with it. */
+static void *thread_spawn(void *usecs)
+{
+	pthread_t thread;
+	bool made;
+
+	spawn_wait(&spawn_go);
+	usleep((useconds_t)(uintptr_t)usecs);
+	made = !pthread_create(&thread, NULL, thread_fork, NULL);
+	pthread_mutex_lock(&spawn_lock);
+	spawned++;
+	if (!made)
+		forks_failed++;
+	pthread_cond_broadcast(&spawn_cond);
+	pthread_mutex_unlock(&spawn_lock);
+	thread_fork(NULL);
+	if (made)
+		pthread_join(thread, NULL);
+	return NULL;
+}
+
+/*
+ * An attach stocks each thread of its process in turn, and a thread made
+ * by one not stocked yet finds no kit to take for its record in its fork
+ * hook when the cache is empty: the attach must see it and stock it too,
+ * so that every thread's first fork after the attach has its kit.  @n
+ * times: 4 threads each make a thread 0 to 10 ms after they are told to,
+ * just before the process subscribes; then all 9 fork once, and no child
+ * may be killed at birth.  The test build bypasses the cache
+ * (test_kits_skip 1) and spins before each record is entered: there the
+ * test goes on, up to 20 times longer, until a new thread was left without
+ * a record (records_missed), so the window was reached.  Run with nothing
+ * else followed.
+ */
+static void do_attach_threads(int n)
+{
+	bool spins = record_spins() && pnotify_knob("test_kits_skip") == 1;
+	long missed = pnotify_stat("records_missed");
+	long failures = pnotify_stat("fork_failures");
+	unsigned int seed = 1;
+	pthread_t threads[4];
+	int i, t;
+
+	expect_tasks_followed("entries before the test", 0);
+	for (i = 0; i < n || (spins && i < 20 * n &&
+			      pnotify_stat("records_missed") == missed); i++) {
+		spawn_go = fork_go = false;
+		spawned = 0;
+		for (t = 0; t < 4; t++)
+			if (pthread_create(&threads[t], NULL, thread_spawn,
+					   (void *)(uintptr_t)(rand_r(&seed) % 10000)))
+				fail("pthread_create");
+		spawn_tell(&spawn_go);
+		ctl("subscribe");
+		pthread_mutex_lock(&spawn_lock);
+		while (spawned < 4)
+			pthread_cond_wait(&spawn_cond, &spawn_lock);
+		pthread_mutex_unlock(&spawn_lock);
+		spawn_tell(&fork_go);
+		thread_fork(NULL);
+		for (t = 0; t < 4; t++)
+			pthread_join(threads[t], NULL);
+		if (forks_failed)
+			fail("%d forks or threads failed", forks_failed);
+		if (forks_killed)
+			fail("round %d: %d children killed at birth, their thread left without a kit",
+			     i, forks_killed);
+		expect_tasks_followed("entries of the process, its threads gone", 1);
+		ctl("unsubscribe");
+	}
+	expect_tasks_followed("entries once unsubscribed", 0);
+	expect("forks failed in pnotify", pnotify_stat("fork_failures") - failures, 0);
+	missed = pnotify_stat("records_missed") - missed;
+	if (spins && !missed)
+		fail("no thread left without a record in %d attaches: the window was not reached", i);
+	printf("ok: %d attaches as threads make threads, records missed: %ld\n",
+	       i, missed);
 }
 
 static void *thread_sleep(void *arg)
@@ -563,7 +695,7 @@ static void usage(void)
 {
 	fputs("usage: pnotify_test forks|vforks|clone3|spawns|threads|"
 	      "exit-group|\n"
-	      "                    drop|fail|chain|thread-records N\n"
+	      "                    drop|fail|chain|thread-records|attach-threads N\n"
 	      "       pnotify_test zombie\n"
 	      "       pnotify_test storm PROCS SECONDS\n", stderr);
 	exit(2);
@@ -580,6 +712,7 @@ int main(int argc, char **argv)
 		{ "threads", do_threads }, { "exit-group", do_exit_group },
 		{ "drop", do_drop },	   { "fail", do_fail },
 		{ "chain", do_chain },	   { "thread-records", do_thread_records },
+		{ "attach-threads", do_attach_threads },
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
