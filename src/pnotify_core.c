@@ -75,8 +75,7 @@ enum pn_task_flag {
 	PN_EXEC_QUEUED,
 	PN_PREP_QUEUED,
 	PN_REFILL_QUEUED,
-	/* A thread with no record asked: the process's work stocks all. */
-	PN_RECORDS_WANTED,
+	PN_STOCK_QUEUED,	/* a process's: see pn_task_queue_stock() */
 	/* The two exit hooks a process's end waits for: see pn_core_exit(). */
 	PN_LIVE_ZERO,		/* a thread's hook read signal->live == 0 */
 	PN_LEADER_EXITED,	/* the leader's hook ran */
@@ -138,6 +137,7 @@ struct pn_task {
 	struct callback_head exec_work;
 	struct callback_head exit_work;
 	struct callback_head refill_work;
+	struct work_struct stock_work;
 	struct hlist_bl_node exit_node;	/* on pn_exiting while it is queued */
 	/*
 	 * As a kit: blocks of room bytes of data each, taken from the end;
@@ -393,6 +393,7 @@ static struct {
 	atomic_long_t fork_failures;
 	atomic_long_t kits_made;
 	atomic_long_t refill_works;	/* run: see pn_refill_work() */
+	atomic_long_t stock_works;	/* run: see pn_stock_work() */
 	atomic_long_t records_refused;	/* their thread exiting */
 	atomic_long_t records_missed;	/* new threads', the cache empty */
 	atomic_long_t exits_in_hook;	/* ended by the hook: no exit work */
@@ -1904,11 +1905,11 @@ static bool pn_sub_end(struct pn_task *e, struct pnotify_subscriber *sub)
 static int pn_snapshot_tasks(struct task_struct *of, struct task_struct ***out);
 
 /*
- * Gives every user thread of @task's process, @e's (referenced, kept in
- * the table by e->nr_attaching), a kit for @nr subscriptions of @room
- * bytes, before they are linked: no hook runs before a fork where one
- * could be made, and a fork under way when the process gets a
- * subscription finds it in the fork hook.  A thread made after
+ * Gives every user thread of @task's process, @e's (referenced), a kit
+ * for @nr subscriptions of @room bytes; for an attach (@e kept in the
+ * table by e->nr_attaching), before they are linked: no hook runs before
+ * a fork where one could be made, and a fork under way when the process
+ * gets a subscription finds it in the fork hook.  A thread made after
  * e->nr_attaching was raised, one made since the snapshot among them,
  * gets kits of that size from its fork hook (pn_task_needs()).  Without
  * memory, a thread's next fork fails (pn_fork_doom()) and asks for its
@@ -1941,8 +1942,7 @@ static void pn_threads_stock(struct pn_task *e, struct task_struct *task,
 	 * A thread made meanwhile by one not stocked yet, the cache empty,
 	 * got no record (pn_fork_record()), and may not be in the snapshot:
 	 * again, a few times at most (threads made and gone without end
-	 * would keep it going); one left over fails its first fork, and
-	 * asks for a record then.
+	 * would keep it going); one left over had a kworker's stock queued.
 	 */
 	do {
 		missed = pn_records_missed(e);
@@ -2145,20 +2145,48 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 	}
 }
 
-/* pn_task_refill() of @e's leader, from another thread.  Sleeps. */
-static void pn_task_refill_leader(struct pn_task *e)
+/*
+ * Stocks every thread of the process @e (referenced by its queuing), one
+ * left without a record among them, in a kworker: such a thread has no
+ * entry of its own whose task work could make one.
+ */
+static void pn_stock_work(struct work_struct *work)
 {
+	struct pn_task *e = container_of(work, struct pn_task, stock_work);
 	struct task_struct *leader;
 
+	/* A thread left out from here on queues another stock. */
+	clear_bit(PN_STOCK_QUEUED, &e->flags);
+	smp_mb__after_atomic();
+	atomic_long_inc(&pn_stats.stock_works);
 	pn_entry_lock(e);
-	leader = e->task;
+	leader = test_bit(PN_DEAD, &e->flags) ? NULL : e->task;
 	if (leader)
 		get_task_struct(leader);
 	pn_entry_unlock(e);
-	if (!leader)
+	/* Not for a process being killed, an OOM victim's among them. */
+	if (leader && !(READ_ONCE(leader->signal->flags) & SIGNAL_GROUP_EXIT))
+		pn_threads_stock(e, leader, 0, 0);
+	if (leader)
+		put_task_struct(leader);
+	pn_task_put(e);
+	pn_work_done();
+}
+
+/*
+ * Has a kworker stock the threads of @e's process (locked, live), one of
+ * which has no record: from the fork hook, whose raw locks and disabled
+ * interrupts queue_work() allows (its pool lock is raw); counted in
+ * flight, so that the unload waits for it.
+ */
+static void pn_task_queue_stock(struct pn_task *e)
+{
+	if (test_and_set_bit(PN_STOCK_QUEUED, &e->flags))
 		return;
-	pn_task_refill(e, leader, 0, 0);
-	put_task_struct(leader);
+	refcount_inc(&e->ref);
+	INIT_WORK(&e->stock_work, pn_stock_work);
+	atomic_long_inc(&pn_stats.works_inflight);
+	queue_work(system_unbound_wq, &e->stock_work);
 }
 
 /*
@@ -2174,10 +2202,9 @@ static void pn_refill_work(struct callback_head *work)
 	struct pn_task *e;
 
 	clear_bit(PN_REFILL_QUEUED, &holder->flags);
-	/* Pairs with pn_fork_kit_missing(): see PN_RECORDS_WANTED after. */
-	smp_mb__after_atomic();
 	pn_test_refill_sleep();
-	e = pn_task_lock(current);
+	/* Killed (an OOM victim among them): it will not fork again. */
+	e = fatal_signal_pending(current) ? NULL : pn_task_lock(current);
 	if (e && test_bit(PN_DEAD, &e->flags)) {
 		pn_entry_unlock(e);
 		e = NULL;
@@ -2188,16 +2215,6 @@ static void pn_refill_work(struct callback_head *work)
 	atomic_long_inc(&pn_stats.refill_works);
 	if (e) {
 		pn_task_refill(e, current, 0, 0);
-		/*
-		 * The process's work serves its leader and every thread with
-		 * no record, whichever of them queued it: a request that
-		 * found it queued went unanswered.
-		 */
-		if (holder == e &&
-		    test_and_clear_bit(PN_RECORDS_WANTED, &e->flags))
-			pn_threads_stock(e, current, 0, 0);
-		else if (holder == e)
-			pn_task_refill_leader(e);
 		pn_task_put(e);
 	}
 	pn_task_put(holder);
@@ -2293,12 +2310,14 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 		pn_task_queue_refill(holder, creator);
 	}
 	/*
-	 * Neither: its next fork fails, and asks for a record again; its
-	 * creator asks for its own kit.  A stock under way looks again.
+	 * Neither: a kworker's stock of the process makes its record (and
+	 * its creator's kit), which its next fork may precede: that child
+	 * is killed.  An attach's stock under way looks again.
 	 */
 	if (!rec) {
 		if (holder)
 			pn_task_queue_refill(holder, creator);
+		pn_task_queue_stock(pe);
 		if (task != creator) {
 			pe->records_missed++;
 			atomic_long_inc(&pn_stats.records_missed);
@@ -2339,8 +2358,7 @@ EXPORT_SYMBOL_GPL(pnotify_inherit_signal);
  * A fork of current, a thread of @pe's process (locked, live), found no kit
  * that fits in @holder, its record or @pe, or no record: a record with a
  * kit from the cache, if it has them, else its work asks for one (with no
- * record, through @pe's work, which then stocks every thread: it may be
- * queued on another already).  Returns its holder now.
+ * record, a stock of its process's threads).  Returns its holder now.
  */
 static struct pn_task *pn_fork_kit_missing(struct pn_task *pe,
 					   struct pn_task *holder,
@@ -2358,14 +2376,9 @@ static struct pn_task *pn_fork_kit_missing(struct pn_task *pe,
 		holder->kit = pn_kits_pop(nr, room);
 		raw_spin_unlock(&pn_kits_lock);
 	}
-	if (!holder) {
-		set_bit(PN_RECORDS_WANTED, &pe->flags);
-		/* Pairs with pn_refill_work(): it sees the bit, or is ours. */
-		smp_mb__after_atomic();
-		pn_task_queue_refill(pe, parent);
-	} else if (!pn_kit_fits(holder->kit, nr, room)) {
+	/* With none, pn_fork_record() queued a stock. */
+	if (holder && !pn_kit_fits(holder->kit, nr, room))
 		pn_task_queue_refill(holder, parent);
-	}
 	return holder;
 }
 
@@ -3576,6 +3589,8 @@ void pn_core_show(struct seq_file *m)
 		   atomic_long_read(&pn_stats.kits_made));
 	seq_printf(m, "refill_works: %ld\n",
 		   atomic_long_read(&pn_stats.refill_works));
+	seq_printf(m, "stock_works: %ld\n",
+		   atomic_long_read(&pn_stats.stock_works));
 	seq_printf(m, "records_refused: %ld\n",
 		   atomic_long_read(&pn_stats.records_refused));
 	seq_printf(m, "records_missed: %ld\n",

@@ -448,7 +448,8 @@ static void *thread_spawn(void *usecs)
  * may be killed at birth.  The test build bypasses the cache
  * (test_kits_skip 1) and spins before each record is entered: there the
  * test goes on, up to 20 times longer, until a new thread was left without
- * a record (records_missed), so the window was reached.  Run with nothing
+ * a record (records_missed), so the window was reached; each such thread
+ * also has a kworker stock its process (stock_works).  Run with nothing
  * else followed.
  */
 static void do_attach_threads(int n)
@@ -456,6 +457,7 @@ static void do_attach_threads(int n)
 	bool spins = record_spins() && pnotify_knob("test_kits_skip") == 1;
 	long missed = pnotify_stat("records_missed");
 	long failures = pnotify_stat("fork_failures");
+	long stocks = pnotify_stat("stock_works");
 	unsigned int seed = 1;
 	pthread_t threads[4];
 	int i, t;
@@ -490,10 +492,13 @@ static void do_attach_threads(int n)
 	expect_tasks_followed("entries once unsubscribed", 0);
 	expect("forks failed in pnotify", pnotify_stat("fork_failures") - failures, 0);
 	missed = pnotify_stat("records_missed") - missed;
+	stocks = pnotify_stat("stock_works") - stocks;
 	if (spins && !missed)
 		fail("no thread left without a record in %d attaches: the window was not reached", i);
-	printf("ok: %d attaches as threads make threads, records missed: %ld\n",
-	       i, missed);
+	if (missed && !stocks)
+		fail("%ld threads left without a record, no stock of their process run", missed);
+	printf("ok: %d attaches as threads make threads, records missed: %ld, stocks: %ld\n",
+	       i, missed, stocks);
 }
 
 static void *thread_sleep(void *arg)
