@@ -75,6 +75,7 @@ enum pn_task_flag {
 	PN_EXEC_QUEUED,
 	PN_PREP_QUEUED,
 	PN_REFILL_QUEUED,
+	PN_RECORD_QUEUED,	/* a process's: see pn_task_queue_record() */
 	PN_STOCK_QUEUED,	/* a process's: see pn_task_queue_stock() */
 	/* The two exit hooks a process's end waits for: see pn_core_exit(). */
 	PN_LIVE_ZERO,		/* a thread's hook read signal->live == 0 */
@@ -137,6 +138,7 @@ struct pn_task {
 	struct callback_head exec_work;
 	struct callback_head exit_work;
 	struct callback_head refill_work;
+	struct callback_head record_work;
 	struct work_struct stock_work;
 	struct hlist_bl_node exit_node;	/* on pn_exiting while it is queued */
 	/*
@@ -263,6 +265,11 @@ module_param(test_kits_skip, uint, 0644);
 MODULE_PARM_DESC(test_kits_skip,
 		 "test only: in one followed fork in N, take no kit from the cache, as if it were empty (1: every one); 0: none");
 static atomic_t pn_test_forks = ATOMIC_INIT(0);
+static bool test_records_skip;
+module_param(test_records_skip, bool, 0644);
+MODULE_PARM_DESC(test_records_skip,
+		 "test only: give a new thread no record in its fork hook, as if neither the cache nor its creator had a kit");
+#define pn_test_records_skip() READ_ONCE(test_records_skip)
 
 static bool pn_test_kits_skip(void)
 {
@@ -375,6 +382,7 @@ static void pn_test_build_says_so(void)
 #else
 #define pn_snapshot_on_stack() PN_SNAPSHOT_ON_STACK
 #define pn_test_kits_skip() false
+#define pn_test_records_skip() false
 #define pn_test_sleep(name) do { } while (0)
 #define pn_test_refill_sleep() do { } while (0)
 #define pn_test_spin(name) do { } while (0)
@@ -393,7 +401,8 @@ static struct {
 	atomic_long_t fork_failures;
 	atomic_long_t kits_made;
 	atomic_long_t refill_works;	/* run: see pn_refill_work() */
-	atomic_long_t stock_works;	/* run: see pn_stock_work() */
+	atomic_long_t record_works;	/* run: see pn_record_work() */
+	atomic_long_t stock_works;	/* run on a live process */
 	atomic_long_t records_refused;	/* their thread exiting */
 	atomic_long_t records_missed;	/* new threads', the cache empty */
 	atomic_long_t exits_in_hook;	/* ended by the hook: no exit work */
@@ -1390,8 +1399,10 @@ static bool pn_task_refill(struct pn_task *e, struct task_struct *task,
 		pn_task_needs(e, &nr, &room);
 		nr = max(nr, min_nr);
 		room = max(room, min_room);
+		/* Killed (an OOM victim among them): no fork to come. */
 		dead = test_bit(PN_DEAD, &e->flags) ||
-		       (READ_ONCE(task->flags) & PF_EXITING);
+		       (READ_ONCE(task->flags) & PF_EXITING) ||
+		       fatal_signal_pending(task);
 		holder = dead ? NULL : pn_kit_holder(e, task);
 		if (!dead && !holder && rec) {
 			dead = !pn_record_add(e, rec);
@@ -2146,9 +2157,9 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 }
 
 /*
- * Stocks every thread of the process @e (referenced by its queuing), one
- * left without a record among them, in a kworker: such a thread has no
- * entry of its own whose task work could make one.
+ * Stocks every thread of the process @e (referenced by its queuing), in a
+ * kworker: those left without a record while @e's record work was queued
+ * for another (pn_task_queue_record()).
  */
 static void pn_stock_work(struct work_struct *work)
 {
@@ -2158,26 +2169,25 @@ static void pn_stock_work(struct work_struct *work)
 	/* A thread left out from here on queues another stock. */
 	clear_bit(PN_STOCK_QUEUED, &e->flags);
 	smp_mb__after_atomic();
-	atomic_long_inc(&pn_stats.stock_works);
 	pn_entry_lock(e);
 	leader = test_bit(PN_DEAD, &e->flags) ? NULL : e->task;
 	if (leader)
 		get_task_struct(leader);
 	pn_entry_unlock(e);
-	/* Not for a process being killed, an OOM victim's among them. */
-	if (leader && !(READ_ONCE(leader->signal->flags) & SIGNAL_GROUP_EXIT))
+	if (leader) {
+		atomic_long_inc(&pn_stats.stock_works);
 		pn_threads_stock(e, leader, 0, 0);
-	if (leader)
 		put_task_struct(leader);
+	}
 	pn_task_put(e);
 	pn_work_done();
 }
 
 /*
- * Has a kworker stock the threads of @e's process (locked, live), one of
- * which has no record: from the fork hook, whose raw locks and disabled
- * interrupts queue_work() allows (its pool lock is raw); counted in
- * flight, so that the unload waits for it.
+ * Has a kworker stock the threads of @e's process (locked, live): from
+ * the fork hook, whose raw locks and disabled interrupts queue_work()
+ * allows (its pool lock is raw); counted in flight, so that the unload
+ * waits for it.
  */
 static void pn_task_queue_stock(struct pn_task *e)
 {
@@ -2187,6 +2197,42 @@ static void pn_task_queue_stock(struct pn_task *e)
 	INIT_WORK(&e->stock_work, pn_stock_work);
 	atomic_long_inc(&pn_stats.works_inflight);
 	queue_work(system_unbound_wq, &e->stock_work);
+}
+
+/*
+ * Makes the record of current, a thread of the process @e (referenced by
+ * its queuing) left without one, before it runs in user space again.
+ */
+static void pn_record_work(struct callback_head *work)
+{
+	struct pn_task *e = container_of(work, struct pn_task, record_work);
+
+	clear_bit(PN_RECORD_QUEUED, &e->flags);
+	atomic_long_inc(&pn_stats.record_works);
+	pn_task_refill(e, current, 0, 0);
+	pn_task_put(e);
+	pn_work_done();
+}
+
+/*
+ * Has @task, a user thread of @e's process (locked, live) left without a
+ * record, current or a new thread not running yet, make one in a task
+ * work before it runs in user space: it has no entry of its own to queue
+ * it on, so @e holds it, for one thread at a time; with it queued for
+ * another, a kworker stocks the process, which the thread may outrun.
+ */
+static void pn_task_queue_record(struct pn_task *e, struct task_struct *task)
+{
+	if (test_and_set_bit(PN_RECORD_QUEUED, &e->flags)) {
+		pn_task_queue_stock(e);
+		return;
+	}
+	refcount_inc(&e->ref);
+	if (WARN_ON_ONCE(pn_queue_work(task, &e->record_work, pn_record_work,
+				       PN_TWA_RESUME))) {
+		clear_bit(PN_RECORD_QUEUED, &e->flags);
+		pn_task_put(e);
+	}
 }
 
 /*
@@ -2203,8 +2249,7 @@ static void pn_refill_work(struct callback_head *work)
 
 	clear_bit(PN_REFILL_QUEUED, &holder->flags);
 	pn_test_refill_sleep();
-	/* Killed (an OOM victim among them): it will not fork again. */
-	e = fatal_signal_pending(current) ? NULL : pn_task_lock(current);
+	e = pn_task_lock(current);
 	if (e && test_bit(PN_DEAD, &e->flags)) {
 		pn_entry_unlock(e);
 		e = NULL;
@@ -2296,7 +2341,9 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 		return;
 	}
 	holder = pn_kit_holder(pe, creator);
-	if (likely(!pn_test_kits_skip())) {
+	if (unlikely(pn_test_records_skip())) {
+		holder = NULL;
+	} else if (likely(!pn_test_kits_skip())) {
 		/* In the fork hook's lock section: interrupts are off. */
 		raw_spin_lock(&pn_kits_lock);
 		rec = pn_kits_pop(0, 0);
@@ -2310,14 +2357,14 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 		pn_task_queue_refill(holder, creator);
 	}
 	/*
-	 * Neither: a kworker's stock of the process makes its record (and
-	 * its creator's kit), which its next fork may precede: that child
-	 * is killed.  An attach's stock under way looks again.
+	 * Neither: its record is made later (pn_task_queue_record()); its
+	 * creator's work makes its own kit.  An attach's stock under way
+	 * looks again.
 	 */
 	if (!rec) {
 		if (holder)
 			pn_task_queue_refill(holder, creator);
-		pn_task_queue_stock(pe);
+		pn_task_queue_record(pe, task);
 		if (task != creator) {
 			pe->records_missed++;
 			atomic_long_inc(&pn_stats.records_missed);
@@ -2358,7 +2405,7 @@ EXPORT_SYMBOL_GPL(pnotify_inherit_signal);
  * A fork of current, a thread of @pe's process (locked, live), found no kit
  * that fits in @holder, its record or @pe, or no record: a record with a
  * kit from the cache, if it has them, else its work asks for one (with no
- * record, a stock of its process's threads).  Returns its holder now.
+ * record, pn_task_queue_record()).  Returns its holder now.
  */
 static struct pn_task *pn_fork_kit_missing(struct pn_task *pe,
 					   struct pn_task *holder,
@@ -2376,7 +2423,7 @@ static struct pn_task *pn_fork_kit_missing(struct pn_task *pe,
 		holder->kit = pn_kits_pop(nr, room);
 		raw_spin_unlock(&pn_kits_lock);
 	}
-	/* With none, pn_fork_record() queued a stock. */
+	/* With none, pn_fork_record() asked for one. */
 	if (holder && !pn_kit_fits(holder->kit, nr, room))
 		pn_task_queue_refill(holder, parent);
 	return holder;
@@ -3589,6 +3636,8 @@ void pn_core_show(struct seq_file *m)
 		   atomic_long_read(&pn_stats.kits_made));
 	seq_printf(m, "refill_works: %ld\n",
 		   atomic_long_read(&pn_stats.refill_works));
+	seq_printf(m, "record_works: %ld\n",
+		   atomic_long_read(&pn_stats.record_works));
 	seq_printf(m, "stock_works: %ld\n",
 		   atomic_long_read(&pn_stats.stock_works));
 	seq_printf(m, "records_refused: %ld\n",
@@ -3635,7 +3684,7 @@ static bool pn_work_is_ours(struct callback_head *work)
 {
 	return work->func == pn_prep_work || work->func == pn_exec_work ||
 	       work->func == pn_call_work || work->func == pn_exit_work ||
-	       work->func == pn_refill_work;
+	       work->func == pn_refill_work || work->func == pn_record_work;
 }
 
 /*
@@ -3677,6 +3726,10 @@ static void pn_work_drop(struct callback_head *work)
 		/* No fork will need its kit: nothing is followed. */
 		e = container_of(work, struct pn_task, refill_work);
 		clear_bit(PN_REFILL_QUEUED, &e->flags);
+		pn_task_put(e);
+	} else if (work->func == pn_record_work) {
+		e = container_of(work, struct pn_task, record_work);
+		clear_bit(PN_RECORD_QUEUED, &e->flags);
 		pn_task_put(e);
 	} else {
 		e = container_of(work, struct pn_task, prep_work);

@@ -449,7 +449,8 @@ static void *thread_spawn(void *usecs)
  * (test_kits_skip 1) and spins before each record is entered: there the
  * test goes on, up to 20 times longer, until a new thread was left without
  * a record (records_missed), so the window was reached; each such thread
- * also has a kworker stock its process (stock_works).  Run with nothing
+ * also has its record made by a task work of its own, or, that work
+ * queued for another, by a kworker's stock.  Run with nothing
  * else followed.
  */
 static void do_attach_threads(int n)
@@ -457,7 +458,7 @@ static void do_attach_threads(int n)
 	bool spins = record_spins() && pnotify_knob("test_kits_skip") == 1;
 	long missed = pnotify_stat("records_missed");
 	long failures = pnotify_stat("fork_failures");
-	long stocks = pnotify_stat("stock_works");
+	long later = pnotify_stat("record_works") + pnotify_stat("stock_works");
 	unsigned int seed = 1;
 	pthread_t threads[4];
 	int i, t;
@@ -492,13 +493,56 @@ static void do_attach_threads(int n)
 	expect_tasks_followed("entries once unsubscribed", 0);
 	expect("forks failed in pnotify", pnotify_stat("fork_failures") - failures, 0);
 	missed = pnotify_stat("records_missed") - missed;
-	stocks = pnotify_stat("stock_works") - stocks;
+	later = pnotify_stat("record_works") + pnotify_stat("stock_works") - later;
 	if (spins && !missed)
 		fail("no thread left without a record in %d attaches: the window was not reached", i);
-	if (missed && !stocks)
-		fail("%ld threads left without a record, no stock of their process run", missed);
-	printf("ok: %d attaches as threads make threads, records missed: %ld, stocks: %ld\n",
-	       i, missed, stocks);
+	if (missed && !later)
+		fail("%ld threads left without a record, none made later", missed);
+	printf("ok: %d attaches as threads make threads, records missed: %ld, made later: %ld\n",
+	       i, missed, later);
+}
+
+/* Forks at once: a thread that found no kit for its child has it killed. */
+static void *thread_fork_now(void *arg)
+{
+	spawn_tell(&fork_go);
+	return thread_fork(arg);
+}
+
+/*
+ * A new thread left without a record by its fork hook (in the test build,
+ * test_records_skip: as if neither the cache nor its creator had a kit)
+ * has it made by a task work before it first runs in user space: @n
+ * threads, one at a time, each forking as soon as it runs, keep their
+ * children, each record made by a record work.  Without the knob, the
+ * threads get their records in the hook.
+ */
+static void do_unrecorded_threads(int n)
+{
+	bool skips = pnotify_knob("test_records_skip") > 0;
+	long works = pnotify_stat("record_works");
+	long failures = pnotify_stat("fork_failures");
+	pthread_t thread;
+	int i;
+
+	ctl("subscribe");
+	for (i = 0; i < n; i++) {
+		fork_go = false;
+		if (pthread_create(&thread, NULL, thread_fork_now, NULL))
+			fail("pthread_create");
+		pthread_join(thread, NULL);
+		if (forks_failed)
+			fail("thread %d: its fork failed", i);
+		if (forks_killed)
+			fail("thread %d: its child killed at birth, the thread without its record",
+			     i);
+	}
+	ctl("unsubscribe");
+	expect("forks failed in pnotify", pnotify_stat("fork_failures") - failures, 0);
+	works = pnotify_stat("record_works") - works;
+	if (skips && works < n)
+		fail("%ld record works for %d threads left without a record", works, n);
+	printf("ok: %d threads fork as they start, record works: %ld\n", n, works);
 }
 
 static void *thread_sleep(void *arg)
@@ -700,7 +744,8 @@ static void usage(void)
 {
 	fputs("usage: pnotify_test forks|vforks|clone3|spawns|threads|"
 	      "exit-group|\n"
-	      "                    drop|fail|chain|thread-records|attach-threads N\n"
+	      "                    drop|fail|chain|thread-records|attach-threads|\n"
+	      "                    unrecorded-threads N\n"
 	      "       pnotify_test zombie\n"
 	      "       pnotify_test storm PROCS SECONDS\n", stderr);
 	exit(2);
@@ -718,6 +763,7 @@ int main(int argc, char **argv)
 		{ "drop", do_drop },	   { "fail", do_fail },
 		{ "chain", do_chain },	   { "thread-records", do_thread_records },
 		{ "attach-threads", do_attach_threads },
+		{ "unrecorded-threads", do_unrecorded_threads },
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -7,7 +7,9 @@
 # on until a thread began to exit in it, its record refused.  Threads made
 # during an attach by threads it has not stocked yet, the cache bypassed
 # in the test build, are stocked by it too: their first forks keep their
-# children.
+# children.  A new thread left without a record by its fork hook (the test
+# build's test_records_skip) has it made before it runs: its fork at once
+# keeps its child.
 . /lib/pn/lib.sh
 
 for run in srcu rwsem percpu srcu:leave; do
@@ -32,6 +34,9 @@ for run in srcu rwsem percpu srcu:leave; do
 	! pn_test_build test_kits_skip || echo 1 > "$p/test_kits_skip"
 	pnotify_test attach-threads "$(pn_scale 50)" ||
 		pn_fail "$run: attach-threads"
+	! pn_test_build test_records_skip || echo 1 > "$p/test_records_skip"
+	pnotify_test unrecorded-threads "$(pn_scale 50)" ||
+		pn_fail "$run: unrecorded-threads"
 	left=$(awk '$1 == "leave:" { print $2 }' /proc/pnotify_testsub)
 	if [ "$leave" = 1 ]; then
 		[ "${left:-0}" -gt 0 ] || pn_fail "$run: no exit came through leave()"
