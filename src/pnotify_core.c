@@ -259,7 +259,7 @@ MODULE_PARM_DESC(test_delay_record_us,
 static unsigned int test_delay_refill_us;
 module_param(test_delay_refill_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_refill_us,
-		 "test only: sleep in a refill work before it makes its kit; an unload's beginning cuts it to 500 ms more");
+		 "test only: sleep in a refill work before it makes its kit, in a record work before it lets another thread queue it; an unload's beginning cuts it to 500 ms more");
 static unsigned int test_kits_skip;
 module_param(test_kits_skip, uint, 0644);
 MODULE_PARM_DESC(test_kits_skip,
@@ -2207,6 +2207,7 @@ static void pn_record_work(struct callback_head *work)
 {
 	struct pn_task *e = container_of(work, struct pn_task, record_work);
 
+	pn_test_refill_sleep();
 	clear_bit(PN_RECORD_QUEUED, &e->flags);
 	atomic_long_inc(&pn_stats.record_works);
 	pn_task_refill(e, current, 0, 0);

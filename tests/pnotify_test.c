@@ -514,17 +514,22 @@ static void *thread_fork_now(void *arg)
  * test_records_skip: as if neither the cache nor its creator had a kit)
  * has it made by a task work before it first runs in user space: @n
  * threads, one at a time, each forking as soon as it runs, keep their
- * children, each record made by a record work.  Without the knob, the
- * threads get their records in the hook.
+ * children, each record made by a record work.  That work serves one
+ * thread at a time (the test build holds it test_delay_refill_us): 4
+ * threads made at once, the others have a kworker stock their process,
+ * and once every thread has its record, all fork and keep their
+ * children.  Without the knob, the threads get their records in the hook.
  */
 static void do_unrecorded_threads(int n)
 {
 	bool skips = pnotify_knob("test_records_skip") > 0;
 	long works = pnotify_stat("record_works");
 	long failures = pnotify_stat("fork_failures");
-	pthread_t thread;
+	pthread_t thread, threads[4];
+	long stocks;
 	int i;
 
+	expect_tasks_followed("entries before the test", 0);
 	ctl("subscribe");
 	for (i = 0; i < n; i++) {
 		fork_go = false;
@@ -537,12 +542,31 @@ static void do_unrecorded_threads(int n)
 			fail("thread %d: its child killed at birth, the thread without its record",
 			     i);
 	}
+	expect_tasks_followed("entries of the process, its threads gone", 1);
+	stocks = pnotify_stat("stock_works");
+	fork_go = false;
+	for (i = 0; i < 4; i++)
+		if (pthread_create(&threads[i], NULL, thread_fork, NULL))
+			fail("pthread_create");
+	for (i = 0; i < 6000 && tasks_followed() != 5; i++)
+		usleep(10000);
+	expect("entries of the process and its 4 new threads", tasks_followed(), 5);
+	spawn_tell(&fork_go);
+	for (i = 0; i < 4; i++)
+		pthread_join(threads[i], NULL);
+	if (forks_failed || forks_killed)
+		fail("4 threads made at once: %d forks failed, %d children killed at birth",
+		     forks_failed, forks_killed);
+	stocks = pnotify_stat("stock_works") - stocks;
+	if (skips && pnotify_knob("test_delay_refill_us") && !stocks)
+		fail("4 threads left without a record at once, no stock of their process");
 	ctl("unsubscribe");
 	expect("forks failed in pnotify", pnotify_stat("fork_failures") - failures, 0);
 	works = pnotify_stat("record_works") - works;
 	if (skips && works < n)
 		fail("%ld record works for %d threads left without a record", works, n);
-	printf("ok: %d threads fork as they start, record works: %ld\n", n, works);
+	printf("ok: %d threads fork as they start, record works: %ld; 4 at once, stocks: %ld\n",
+	       n, works, stocks);
 }
 
 static void *thread_sleep(void *arg)
