@@ -2171,12 +2171,19 @@ static void pn_stock_work(struct work_struct *work)
 	smp_mb__after_atomic();
 	pn_entry_lock(e);
 	leader = test_bit(PN_DEAD, &e->flags) ? NULL : e->task;
-	if (leader)
+	if (leader) {
 		get_task_struct(leader);
+		/*
+		 * The records it binds hold the hooks too: not from 0, if
+		 * every thread exits and @e is let go of meanwhile.
+		 */
+		pn_hooks_hold();
+	}
 	pn_entry_unlock(e);
 	if (leader) {
 		atomic_long_inc(&pn_stats.stock_works);
 		pn_threads_stock(e, leader, 0, 0);
+		pn_hooks_put();
 		put_task_struct(leader);
 	}
 	pn_task_put(e);
