@@ -14,13 +14,17 @@
  * child's first (a new thread's record and its kit), from a cache
  * (pn_kits); what the cache lacks is made by a task work of the thread
  * that lacks it, which runs before that thread next returns to user
- * space, hence before its next fork (pn_refill_work()).  A fork fails for
- * want of a kit only when memory did (or, under way when its task got a
- * subscription, without a kit that fits it): its child is killed before
- * it runs (pn_fork_doom()).  The cache holds the unused kits of tasks that
- * exit, and their entries made kits again after their grace period
- * (pn_dead_recycle()), so that a fork and an exit in a job allocate
- * nothing and queue no work in the steady state.
+ * space, hence before its next fork (pn_refill_work()); a thread left
+ * without a record has its process's entry queue one for it
+ * (pn_record_work()), or, that work taken, a kworker stock the process
+ * (pn_stock_work()).  A fork fails for want of a kit only when memory
+ * did (or, under way when its task got a subscription, without a kit
+ * that fits it; or by a thread left without a record that outran that
+ * kworker): its child is killed before it runs (pn_fork_doom()).  The
+ * cache holds the unused kits of tasks that exit, and their entries made
+ * kits again after their grace period (pn_dead_recycle()), so that a fork
+ * and an exit in a job allocate nothing and queue no work in the steady
+ * state.
  *
  * Callbacks other than inherit run from task works, in the task's own
  * context, where sleeping is legal:
@@ -42,7 +46,9 @@
  *
  * Locks: a pn_exiting list's bit lock, then entry->lock, then a table
  * bucket's bit lock, then pn_calls_lock; entry->lock, then pn_kits_lock;
- * all raw.  A subscriber's inherit() runs under the parent's entry->lock.
+ * all raw; entry->lock, then the workqueue's pool lock, raw too
+ * (pn_task_queue_stock()).  A subscriber's inherit() runs under the
+ * parent's entry->lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
