@@ -331,14 +331,27 @@ static void pn_test_refill_sleep(void)
 		msleep(500);
 }
 
-/* A held work is in flight when the unload waits for works to drain. */
+/*
+ * A held work is in flight when the unload waits for works to drain.
+ * Counted apart (works_held): a refill work in flight is not held.
+ */
+static atomic_t pn_test_held = ATOMIC_INIT(0);
+
 static void pn_test_work_end(void)
 {
 	if (test_hold_comm[0] &&
-	    !strncmp(current->comm, test_hold_comm, sizeof(test_hold_comm)))
+	    !strncmp(current->comm, test_hold_comm, sizeof(test_hold_comm))) {
+		atomic_inc(&pn_test_held);
 		wait_event_timeout(pn_test_unload_wq,
 				   READ_ONCE(pn_test_unloading), 60 * HZ);
+		atomic_dec(&pn_test_held);
+	}
 	atomic_inc(&pn_test_returning);
+}
+
+static void pn_test_show(struct seq_file *m)
+{
+	seq_printf(m, "works_held: %d\n", atomic_read(&pn_test_held));
 }
 
 /*
@@ -393,6 +406,7 @@ static void pn_test_build_says_so(void)
 #define pn_test_refill_sleep() do { } while (0)
 #define pn_test_spin(name) do { } while (0)
 static inline void pn_test_work_end(void) { }
+static inline void pn_test_show(struct seq_file *m) { }
 static inline void pn_test_work_return(void) { }
 static inline void pn_test_unload_begins(void) { }
 static inline void pn_test_drained(void) { }
@@ -3638,6 +3652,7 @@ void pn_core_show(struct seq_file *m)
 	seq_printf(m, "tasks: %ld\n", atomic_long_read(&pn_stats.tasks));
 	seq_printf(m, "works_inflight: %ld\n",
 		   atomic_long_read(&pn_stats.works_inflight));
+	pn_test_show(m);
 	seq_printf(m, "forks_followed: %ld\n",
 		   atomic_long_read(&pn_stats.forks_followed));
 	seq_printf(m, "fork_failures: %ld\n",

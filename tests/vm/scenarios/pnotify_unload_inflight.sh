@@ -78,11 +78,13 @@ while [ "$i" -lt "$rounds" ] && [ $(($(date +%s) - begun)) -lt "$budget" ]; do
 	echo "subscribe $looper" > /proc/pnotify_testsub ||
 		pn_fail "round $i: subscribe the looper"
 	if [ "$spin_us" != 0 ]; then
-		# A child held in its exec or exit work, beside the stopped
-		# member's queued call.
-		held=$((${jobs_too:-0} + 1))
+		# A child held in its exec or exit work (works_held: a refill
+		# work in flight is not), beside the stopped member's queued
+		# call.
+		inflight=$((${jobs_too:-0} + 1))
 		pn_wait_until "a work held" sh -c \
-			"[ \$(sed -n 's/^works_inflight: //p' /proc/pnotify) -ge $held ]"
+			"[ \$(sed -n 's/^works_held: //p' /proc/pnotify) -ge 1 ] &&
+			[ \$(sed -n 's/^works_inflight: //p' /proc/pnotify) -ge $inflight ]"
 	fi
 	usleep 100000
 	if [ -n "$jobs_too" ]; then
