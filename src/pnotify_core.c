@@ -262,6 +262,11 @@ module_param(test_delay_record_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_record_us,
 		 "test only: spin (atomic) as a thread's record is entered by an attach or a refill work, between seeing the thread not exiting and entering it");
 
+static unsigned int test_delay_stock_us;
+module_param(test_delay_stock_us, uint, 0644);
+MODULE_PARM_DESC(test_delay_stock_us,
+		 "test only: sleep in a stock of a process's threads after each thread it stocks");
+
 static unsigned int test_delay_refill_us;
 module_param(test_delay_refill_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_refill_us,
@@ -1981,6 +1986,7 @@ static void pn_threads_stock(struct pn_task *e, struct task_struct *task,
 		for (i = 0; i < n; i++) {
 			pn_task_refill(e, threads[i], nr, room);
 			put_task_struct(threads[i]);
+			pn_test_sleep(stock);
 		}
 		if (n > 0)
 			kvfree(threads);

@@ -463,16 +463,18 @@ static void *thread_spawn(void *usecs)
  * times: 4 threads each make a thread 0 to 10 ms after they are told to,
  * just before the process subscribes; then all 9 fork once, and no child
  * may be killed at birth.  The test build bypasses the cache
- * (test_kits_skip 1) and spins before each record is entered: there the
- * test goes on, up to 20 times longer, until a new thread was left without
- * a record (records_missed), so the window was reached; each such thread
- * also has its record made by a task work of its own, or, that work
- * queued for another, by a kworker's stock.  Run with nothing
- * else followed.
+ * (test_kits_skip 1) and sleeps 10 ms after each thread the attach stocks
+ * (test_delay_stock_us), so that threads it has not reached make theirs
+ * meanwhile: there the test goes on, up to 20 times longer, until a new
+ * thread was left without a record (records_missed), so the window was
+ * reached; each such thread also has its record made by a task work of
+ * its own, or, that work queued for another, by a kworker's stock.  Run
+ * with nothing else followed.
  */
 static void do_attach_threads(int n)
 {
-	bool spins = record_spins() && pnotify_knob("test_kits_skip") == 1;
+	bool widened = pnotify_knob("test_kits_skip") == 1 &&
+		       pnotify_knob_set("test_delay_stock_us", 10000);
 	long missed = pnotify_stat("records_missed");
 	long failures = pnotify_stat("fork_failures");
 	long later = pnotify_stat("record_works") + pnotify_stat("stock_works");
@@ -481,7 +483,7 @@ static void do_attach_threads(int n)
 	int i, t;
 
 	expect_tasks_followed("entries before the test", 0);
-	for (i = 0; i < n || (spins && i < 20 * n &&
+	for (i = 0; i < n || (widened && i < 20 * n &&
 			      pnotify_stat("records_missed") == missed); i++) {
 		spawn_go = fork_go = false;
 		spawned = 0;
@@ -507,11 +509,13 @@ static void do_attach_threads(int n)
 		expect_tasks_followed("entries of the process, its threads gone", 1);
 		ctl("unsubscribe");
 	}
+	if (widened)
+		pnotify_knob_set("test_delay_stock_us", 0);
 	expect_tasks_followed("entries once unsubscribed", 0);
 	expect("forks failed in pnotify", pnotify_stat("fork_failures") - failures, 0);
 	missed = pnotify_stat("records_missed") - missed;
 	later = pnotify_stat("record_works") + pnotify_stat("stock_works") - later;
-	if (spins && !missed)
+	if (widened && !missed)
 		fail("no thread left without a record in %d attaches: the window was not reached", i);
 	if (missed && !later)
 		fail("%ld threads left without a record, none made later", missed);
