@@ -3650,35 +3650,28 @@ EXPORT_SYMBOL_GPL(pnotify_unregister);
 
 /* ---- module ------------------------------------------------------------- */
 
+/* A count of pn_stats, as "name: N". */
+#define pn_show_stat(m, name) \
+	seq_printf(m, #name ": %ld\n", atomic_long_read(&pn_stats.name))
+
 void pn_core_show(struct seq_file *m)
 {
 	struct pnotify_events *ev;
 
 	seq_printf(m, "sync: %s\n", pn_sync_name());
-	seq_printf(m, "tasks: %ld\n", atomic_long_read(&pn_stats.tasks));
-	seq_printf(m, "works_inflight: %ld\n",
-		   atomic_long_read(&pn_stats.works_inflight));
+	pn_show_stat(m, tasks);
+	pn_show_stat(m, works_inflight);
 	pn_test_show(m);
-	seq_printf(m, "forks_followed: %ld\n",
-		   atomic_long_read(&pn_stats.forks_followed));
-	seq_printf(m, "fork_failures: %ld\n",
-		   atomic_long_read(&pn_stats.fork_failures));
-	seq_printf(m, "exits_in_hook: %ld\n",
-		   atomic_long_read(&pn_stats.exits_in_hook));
-	seq_printf(m, "exec_works: %ld\n",
-		   atomic_long_read(&pn_stats.exec_works));
-	seq_printf(m, "kits_made: %ld\n",
-		   atomic_long_read(&pn_stats.kits_made));
-	seq_printf(m, "refill_works: %ld\n",
-		   atomic_long_read(&pn_stats.refill_works));
-	seq_printf(m, "record_works: %ld\n",
-		   atomic_long_read(&pn_stats.record_works));
-	seq_printf(m, "stock_works: %ld\n",
-		   atomic_long_read(&pn_stats.stock_works));
-	seq_printf(m, "records_refused: %ld\n",
-		   atomic_long_read(&pn_stats.records_refused));
-	seq_printf(m, "records_missed: %ld\n",
-		   atomic_long_read(&pn_stats.records_missed));
+	pn_show_stat(m, forks_followed);
+	pn_show_stat(m, fork_failures);
+	pn_show_stat(m, exits_in_hook);
+	pn_show_stat(m, exec_works);
+	pn_show_stat(m, kits_made);
+	pn_show_stat(m, refill_works);
+	pn_show_stat(m, record_works);
+	pn_show_stat(m, stock_works);
+	pn_show_stat(m, records_refused);
+	pn_show_stat(m, records_missed);
 	seq_printf(m, "kits_cached: %u\n", READ_ONCE(pn_nr_kits));
 	seq_printf(m, "blocks_cached: %u\n", READ_ONCE(pn_nr_blocks));
 	seq_printf(m, "entry_reuse: %s\n", PN_REUSE ? "on" : "off (KASAN)");
