@@ -15,12 +15,13 @@
  * (pn_kits); what the cache lacks is made by a task work of the thread
  * that lacks it, which runs before that thread next returns to user
  * space, hence before its next fork (pn_refill_work()); a thread left
- * without a record has its process's entry queue one for it
- * (pn_record_work()), or, that work taken, a kworker stock the process
- * (pn_stock_work()).  A fork fails for want of a kit only when memory
- * did (or, under way when its task got a subscription, without a kit
- * that fits it; or by a thread left without a record that outran that
- * kworker): its child is killed before it runs (pn_fork_doom()).  The
+ * without a record takes a spare one (pn_spares), or, those gone, has its
+ * process's entry queue one for it (pn_record_work()), or, that work
+ * taken, a kworker stock the process (pn_stock_work()).  A fork fails for
+ * want of a kit only when memory did (or, under way when its task got a
+ * subscription, without a kit that fits it; or by a thread left without a
+ * record, the spares gone, that outran that kworker): its child is killed
+ * before it runs (pn_fork_doom()).  The
  * cache holds the unused kits of tasks that exit, and their entries made
  * kits again after their grace period (pn_dead_recycle()), so that a fork
  * and an exit in a job allocate nothing and queue no work in the steady
@@ -202,6 +203,16 @@ static struct pnotify_subscriber *pn_blocks;
 static unsigned int pn_nr_blocks;
 static size_t pn_blocks_room;		/* of every block cached */
 /*
+ * Under the same lock, bare records (entries without blocks, linked
+ * through ->kit) for new threads left without one when neither the kit
+ * cache nor their creator has an entry to give (pn_fork_record()): that
+ * many at once still get theirs before they run.  Each one's own work
+ * then makes its kit, and tops the spares up (pn_spares_top_up()).
+ */
+#define PN_SPARE_RECORDS 16
+static struct pn_task *pn_spares;
+static unsigned int pn_nr_spares;
+/*
  * Not with KASAN (the debug lanes): a use after free of an entry or a
  * block would touch another live one, unseen, where KASAN reports it.
  */
@@ -276,10 +287,10 @@ module_param(test_kits_skip, uint, 0644);
 MODULE_PARM_DESC(test_kits_skip,
 		 "test only: in one followed fork in N, take no kit from the cache, as if it were empty (1: every one); 0: none");
 static atomic_t pn_test_forks = ATOMIC_INIT(0);
-static bool test_records_skip;
-module_param(test_records_skip, bool, 0644);
+static unsigned int test_records_skip;
+module_param(test_records_skip, uint, 0644);
 MODULE_PARM_DESC(test_records_skip,
-		 "test only: give a new thread no record in its fork hook, as if neither the cache nor its creator had a kit");
+		 "test only: in its fork hook, give a thread a record only from the spares, as if neither the cache nor its creator had a kit (1), or none (2); 0: as usual");
 #define pn_test_records_skip() READ_ONCE(test_records_skip)
 
 static bool pn_test_kits_skip(void)
@@ -406,7 +417,7 @@ static void pn_test_build_says_so(void)
 #else
 #define pn_snapshot_on_stack() PN_SNAPSHOT_ON_STACK
 #define pn_test_kits_skip() false
-#define pn_test_records_skip() false
+#define pn_test_records_skip() 0U
 #define pn_test_sleep(name) do { } while (0)
 #define pn_test_refill_sleep() do { } while (0)
 #define pn_test_spin(name) do { } while (0)
@@ -429,7 +440,8 @@ static struct {
 	atomic_long_t record_works;	/* run: see pn_record_work() */
 	atomic_long_t stock_works;	/* run on a live process */
 	atomic_long_t records_refused;	/* their thread exiting */
-	atomic_long_t records_missed;	/* new threads', the cache empty */
+	atomic_long_t records_spared;	/* spares taken: see pn_spares */
+	atomic_long_t records_missed;	/* new threads', the spares gone */
 	atomic_long_t exits_in_hook;	/* ended by the hook: no exit work */
 	atomic_long_t exec_works;	/* queued: a subscriber has exec() */
 } pn_stats;
@@ -930,6 +942,49 @@ static void pn_kits_top_up(void)
 	}
 }
 
+/* Takes a spare record, if there is one; pn_kits_lock held. */
+static struct pn_task *pn_spares_pop(void)
+{
+	struct pn_task *rec = pn_spares;
+
+	if (!rec)
+		return NULL;
+	pn_spares = rec->kit;
+	pn_nr_spares--;
+	rec->kit = NULL;
+	atomic_long_inc(&pn_stats.records_spared);
+	return rec;
+}
+
+/*
+ * Keeps PN_SPARE_RECORDS spare records, from the works that stock threads
+ * (in process context): a thread that took one tops them up before it
+ * runs in user space.
+ */
+static void pn_spares_top_up(void)
+{
+	struct pn_task *rec;
+	unsigned long flags;
+
+	if (tsk_is_oom_victim(current))
+		return;
+	while (READ_ONCE(pn_nr_spares) < PN_SPARE_RECORDS) {
+		rec = pn_entry_alloc(0, 0, GFP_KERNEL | __GFP_NORETRY |
+					   __GFP_NOWARN);
+		if (!rec)
+			return;
+		raw_spin_lock_irqsave(&pn_kits_lock, flags);
+		if (pn_nr_spares < PN_SPARE_RECORDS) {
+			rec->kit = pn_spares;
+			pn_spares = rec;
+			pn_nr_spares++;
+			rec = NULL;
+		}
+		raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+		pn_entry_free(rec);
+	}
+}
+
 /* Entries made kits in one section of the cache lock, at most. */
 #define PN_RECYCLE_BATCH 32
 
@@ -1086,6 +1141,9 @@ static void pn_kits_free(void)
 	pn_blocks_free(pn_blocks);
 	pn_blocks = NULL;
 	pn_nr_blocks = 0;
+	pn_entry_free(pn_spares);
+	pn_spares = NULL;
+	pn_nr_spares = 0;
 }
 
 static struct hlist_bl_head *pn_bucket(const void *key)
@@ -1407,7 +1465,7 @@ static bool pn_record_add(struct pn_task *e, struct pn_task *rec)
  * Gives @task, a thread of @e's process, a kit for its next child that
  * fits (and @min_nr blocks of @min_room at least), from the cache or made,
  * in place of one that does not: in @e for its leader, else in its
- * record, made if it has none.  Sleeps.  False without memory; true too
+ * record, made if it has none; then tops the spare records up.  Sleeps.  False without memory; true too
  * when there is nothing to stock (the entry dead, the thread exiting, its
  * record refused).
  */
@@ -1457,6 +1515,8 @@ static bool pn_task_refill(struct pn_task *e, struct task_struct *task,
 	}
 	if (rec)
 		pn_task_let_go(rec);
+	if (stocked)
+		pn_spares_top_up();
 	return stocked;
 }
 
@@ -2352,17 +2412,21 @@ static void pn_fork_restock(struct pn_task *pe, struct pn_task *holder,
  * leader, a record with a kit for its next fork, unless it has one (an
  * attach's, pn_threads_stock(), which can see a new thread before its fork
  * hook runs).  The record is an entry from the cache, or else, the cache
- * empty, @creator's own kit, which @creator's work then makes again; the
- * record's kit, if the cache has none, is made by @task's work.  In the
- * fork hook: for a new thread, made by @creator, current, and not running
- * yet; and for current itself (@task == @creator), found with no record.
+ * empty, @creator's own kit, which @creator's work then makes again, or
+ * else a spare record; the record's kit, if the cache has none, is made by
+ * @task's work.  In the fork hook: for a new thread, made by @creator,
+ * current, and not running yet; and for current itself (@task ==
+ * @creator), found with no record as it forks: the cache's kit is then for
+ * its child, its record a spare first.
  */
 static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 			   struct task_struct *task, unsigned int nr,
 			   size_t room)
 {
+	unsigned int skip = pn_test_records_skip();
 	struct pn_task *holder, *rec = NULL, *kit = NULL;
 	struct hlist_bl_head *head;
+	bool cache;
 
 	/*
 	 * An attach entered it, and may still be making its kit: the
@@ -2374,24 +2438,29 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 			pn_task_queue_refill(holder, task);
 		return;
 	}
-	holder = pn_kit_holder(pe, creator);
-	if (unlikely(pn_test_records_skip())) {
-		holder = NULL;
-	} else if (likely(!pn_test_kits_skip())) {
-		/* In the fork hook's lock section: interrupts are off. */
-		raw_spin_lock(&pn_kits_lock);
+	holder = skip ? NULL : pn_kit_holder(pe, creator);
+	cache = !skip && likely(!pn_test_kits_skip());
+	/* In the fork hook's lock section: interrupts are off. */
+	raw_spin_lock(&pn_kits_lock);
+	if (task == creator && skip < 2)
+		rec = pn_spares_pop();
+	if (!rec && cache)
 		rec = pn_kits_pop(0, 0);
-		if (rec)
-			kit = pn_kits_pop(nr, room);
-		raw_spin_unlock(&pn_kits_lock);
-	}
+	if (rec && cache)
+		kit = pn_kits_pop(nr, room);
+	raw_spin_unlock(&pn_kits_lock);
 	if (!rec && holder && holder->kit) {
 		rec = holder->kit;
 		holder->kit = NULL;
 		pn_task_queue_refill(holder, creator);
 	}
+	if (!rec && task != creator && skip < 2) {
+		raw_spin_lock(&pn_kits_lock);
+		rec = pn_spares_pop();
+		raw_spin_unlock(&pn_kits_lock);
+	}
 	/*
-	 * Neither: its record is made later (pn_task_queue_record()); its
+	 * None: its record is made later (pn_task_queue_record()); its
 	 * creator's work makes its own kit.  An attach's stock under way
 	 * looks again.
 	 */
@@ -3671,7 +3740,9 @@ void pn_core_show(struct seq_file *m)
 	pn_show_stat(m, record_works);
 	pn_show_stat(m, stock_works);
 	pn_show_stat(m, records_refused);
+	pn_show_stat(m, records_spared);
 	pn_show_stat(m, records_missed);
+	seq_printf(m, "spare_records: %u\n", READ_ONCE(pn_nr_spares));
 	seq_printf(m, "kits_cached: %u\n", READ_ONCE(pn_nr_kits));
 	seq_printf(m, "blocks_cached: %u\n", READ_ONCE(pn_nr_blocks));
 	seq_printf(m, "entry_reuse: %s\n", PN_REUSE ? "on" : "off (KASAN)");

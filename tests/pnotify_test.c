@@ -413,13 +413,12 @@ static void spawn_tell(bool *flag)
 	pthread_mutex_unlock(&spawn_lock);
 }
 
-/* One fork once told to: a child killed at birth had no kit to join. */
-static void *thread_fork(void *arg)
+/* One fork, counted: a child killed at birth had no kit to join. */
+static void fork_once(void)
 {
 	int status;
 	pid_t pid;
 
-	spawn_wait(&fork_go);
 	pid = fork();
 	if (!pid)
 		_exit(0);
@@ -431,6 +430,21 @@ static void *thread_fork(void *arg)
 	else if (!WIFEXITED(status) || WEXITSTATUS(status))
 		forks_failed++;
 	pthread_mutex_unlock(&spawn_lock);
+}
+
+/* One fork once told to. */
+static void *thread_fork(void *arg)
+{
+	spawn_wait(&fork_go);
+	fork_once();
+	return arg;
+}
+
+/* One fork as soon as it runs, then waits to be told to end. */
+static void *thread_fork_first(void *arg)
+{
+	fork_once();
+	spawn_wait(&fork_go);
 	return arg;
 }
 
@@ -466,15 +480,22 @@ static void *thread_spawn(void *usecs)
  * (test_kits_skip 1) and sleeps 10 ms after each thread the attach stocks
  * (test_delay_stock_us), so that threads it has not reached make theirs
  * meanwhile: there the test goes on, up to 20 times longer, until a new
- * thread was left without a record (records_missed), so the window was
- * reached; each such thread also has its record made by a task work of
- * its own, or, that work queued for another, by a kworker's stock.  Run
- * with nothing else followed.
+ * thread got no record from its creator (records_spared: it took a spare
+ * one; records_missed: none was left), so the window was reached; a
+ * thread missed has its record made by a task work of its own, or, that
+ * work queued for another, by a kworker's stock.  Run with nothing else
+ * followed.
  */
+static long records_uncreated(void)
+{
+	return pnotify_stat("records_spared") + pnotify_stat("records_missed");
+}
+
 static void do_attach_threads(int n)
 {
 	bool widened = pnotify_knob("test_kits_skip") == 1 &&
 		       pnotify_knob_set("test_delay_stock_us", 10000);
+	long uncreated = records_uncreated();
 	long missed = pnotify_stat("records_missed");
 	long failures = pnotify_stat("fork_failures");
 	long later = pnotify_stat("record_works") + pnotify_stat("stock_works");
@@ -484,7 +505,7 @@ static void do_attach_threads(int n)
 
 	expect_tasks_followed("entries before the test", 0);
 	for (i = 0; i < n || (widened && i < 20 * n &&
-			      pnotify_stat("records_missed") == missed); i++) {
+			      records_uncreated() == uncreated); i++) {
 		spawn_go = fork_go = false;
 		spawned = 0;
 		for (t = 0; t < 4; t++)
@@ -513,14 +534,16 @@ static void do_attach_threads(int n)
 		pnotify_knob_set("test_delay_stock_us", 0);
 	expect_tasks_followed("entries once unsubscribed", 0);
 	expect("forks failed in pnotify", pnotify_stat("fork_failures") - failures, 0);
+	uncreated = records_uncreated() - uncreated;
 	missed = pnotify_stat("records_missed") - missed;
 	later = pnotify_stat("record_works") + pnotify_stat("stock_works") - later;
-	if (widened && !missed)
-		fail("no thread left without a record in %d attaches: the window was not reached", i);
+	if (widened && !uncreated)
+		fail("no thread left without a record by its creator in %d attaches: the window was not reached",
+		     i);
 	if (missed && !later)
 		fail("%ld threads left without a record, none made later", missed);
-	printf("ok: %d attaches as threads make threads, records missed: %ld, made later: %ld\n",
-	       i, missed, later);
+	printf("ok: %d attaches as threads make threads, records not from their creator: %ld, spares gone: %ld, made later: %ld\n",
+	       i, uncreated, missed, later);
 }
 
 /* Forks at once: a thread that found no kit for its child has it killed. */
@@ -532,7 +555,8 @@ static void *thread_fork_now(void *arg)
 
 /*
  * A new thread left without a record by its fork hook (in the test build,
- * test_records_skip: as if neither the cache nor its creator had a kit)
+ * test_records_skip 2: as if neither the cache, its creator nor the spares
+ * had one)
  * has it made by a task work before it first runs in user space: @n
  * threads, one at a time, each forking as soon as it runs, keep their
  * children, each record made by a record work.  That work serves one
@@ -598,6 +622,94 @@ static void do_unrecorded_threads(int n)
 		fail("%ld record works for %d threads left without a record", works, n);
 	printf("ok: %d threads fork as they start, record works: %ld; 4 at once, stocks: %ld\n",
 	       n, works, stocks);
+}
+
+/*
+ * A new thread that neither the cache nor its creator can give a record
+ * (the test build's test_records_skip 1) takes a spare one in its fork
+ * hook, its kit made by its own work before it runs: @n threads, one at
+ * a time, each forking as soon as it runs, keep their children, each
+ * with a spare and none with a record work.  Then as many threads as
+ * there are spares, each forking as soon as it runs, and 4 more, made at
+ * once while each one's work is held 1 s (test_delay_refill_us), so that
+ * none tops the spares up, and a kworker's stock sleeps 100 ms a thread
+ * (test_delay_stock_us), so that a thread it had to stock would outrun
+ * it: the first take every spare and keep their children (without the
+ * spares, some were killed at birth), the others find none and have their
+ * records made later; once every thread has its record, they fork too and
+ * keep their children.  Without the knob, the threads get their records
+ * as usual.
+ */
+static void do_spare_records(int n)
+{
+	bool spares_only = pnotify_knob("test_records_skip") == 1;
+	long spared = pnotify_stat("records_spared");
+	long works = pnotify_stat("record_works");
+	long failures = pnotify_stat("fork_failures");
+	long missed, nr_spares;
+	pthread_t thread, *threads;
+	int i, burst;
+	bool held;
+
+	expect_tasks_followed("entries before the test", 0);
+	ctl("subscribe");
+	for (i = 0; i < n; i++) {
+		fork_go = false;
+		if (pthread_create(&thread, NULL, thread_fork_now, NULL))
+			fail("pthread_create");
+		pthread_join(thread, NULL);
+		if (forks_failed || forks_killed)
+			fail("thread %d: %d forks failed, %d children killed at birth",
+			     i, forks_failed, forks_killed);
+	}
+	expect_tasks_followed("entries of the process, its threads gone", 1);
+	if (spares_only) {
+		expect("spare records taken", pnotify_stat("records_spared") - spared, n);
+		expect("record works", pnotify_stat("record_works") - works, 0);
+	}
+	nr_spares = pnotify_stat("spare_records");
+	burst = (int)nr_spares + 4;
+	threads = calloc((size_t)burst, sizeof(*threads));
+	if (!threads)
+		fail("calloc");
+	held = spares_only && pnotify_knob_set("test_delay_refill_us", 1000000) &&
+	       pnotify_knob_set("test_delay_stock_us", 100000);
+	spared = pnotify_stat("records_spared");
+	missed = pnotify_stat("records_missed");
+	fork_go = false;
+	for (i = 0; i < burst; i++)
+		if (pthread_create(&threads[i], NULL,
+				   i < nr_spares ? thread_fork_first : thread_fork, NULL))
+			fail("pthread_create");
+	/*
+	 * A record is counted once made, its kit after: every work done,
+	 * each thread has both.
+	 */
+	for (i = 0; i < 6000 && (tasks_followed() != burst + 1 ||
+				 pnotify_stat("works_inflight")); i++)
+		usleep(10000);
+	expect("entries of the process and its new threads", tasks_followed(), burst + 1);
+	expect("works in flight", pnotify_stat("works_inflight"), 0);
+	if (held) {
+		pnotify_knob_set("test_delay_refill_us", 0);
+		pnotify_knob_set("test_delay_stock_us", 0);
+	}
+	spawn_tell(&fork_go);
+	for (i = 0; i < burst; i++)
+		pthread_join(threads[i], NULL);
+	free(threads);
+	if (forks_failed || forks_killed)
+		fail("%d threads made at once: %d forks failed, %d children killed at birth",
+		     burst, forks_failed, forks_killed);
+	spared = pnotify_stat("records_spared") - spared;
+	missed = pnotify_stat("records_missed") - missed;
+	if (spares_only && (spared < nr_spares || !missed))
+		fail("%d threads made at once with %ld spares: %ld spares taken, %ld threads found none",
+		     burst, nr_spares, spared, missed);
+	ctl("unsubscribe");
+	expect("forks failed in pnotify", pnotify_stat("fork_failures") - failures, 0);
+	printf("ok: %d threads fork as they start; %d at once: %ld spares taken, %ld found none\n",
+	       n, burst, spared, missed);
 }
 
 static void *thread_sleep(void *arg)
@@ -800,7 +912,7 @@ static void usage(void)
 	fputs("usage: pnotify_test forks|vforks|clone3|spawns|threads|"
 	      "exit-group|\n"
 	      "                    drop|fail|chain|thread-records|attach-threads|\n"
-	      "                    unrecorded-threads N\n"
+	      "                    unrecorded-threads|spare-records N\n"
 	      "       pnotify_test zombie\n"
 	      "       pnotify_test storm PROCS SECONDS\n", stderr);
 	exit(2);
@@ -819,6 +931,7 @@ int main(int argc, char **argv)
 		{ "chain", do_chain },	   { "thread-records", do_thread_records },
 		{ "attach-threads", do_attach_threads },
 		{ "unrecorded-threads", do_unrecorded_threads },
+		{ "spare-records", do_spare_records },
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
