@@ -287,11 +287,21 @@ module_param(test_kits_skip, uint, 0644);
 MODULE_PARM_DESC(test_kits_skip,
 		 "test only: in one followed fork in N, take no kit from the cache, as if it were empty (1: every one); 0: none");
 static atomic_t pn_test_forks = ATOMIC_INIT(0);
-static unsigned int test_records_skip;
-module_param(test_records_skip, uint, 0644);
+static bool test_records_skip;
+module_param(test_records_skip, bool, 0644);
 MODULE_PARM_DESC(test_records_skip,
-		 "test only: in its fork hook, give a thread a record only from the spares, as if neither the cache nor its creator had a kit (1), or none (2); 0: as usual");
+		 "test only: give a thread no record from the cache or its creator in its fork hook, as if neither had a kit");
 #define pn_test_records_skip() READ_ONCE(test_records_skip)
+static bool test_spares_skip;
+module_param(test_spares_skip, bool, 0644);
+MODULE_PARM_DESC(test_spares_skip,
+		 "test only: give a thread no spare record in its fork hook, as if there were none");
+#define pn_test_spares_skip() READ_ONCE(test_spares_skip)
+static bool test_spares_frozen;
+module_param(test_spares_frozen, bool, 0644);
+MODULE_PARM_DESC(test_spares_frozen,
+		 "test only: do not top the spare records up");
+#define pn_test_spares_frozen() READ_ONCE(test_spares_frozen)
 
 static bool pn_test_kits_skip(void)
 {
@@ -417,7 +427,9 @@ static void pn_test_build_says_so(void)
 #else
 #define pn_snapshot_on_stack() PN_SNAPSHOT_ON_STACK
 #define pn_test_kits_skip() false
-#define pn_test_records_skip() 0U
+#define pn_test_records_skip() false
+#define pn_test_spares_skip() false
+#define pn_test_spares_frozen() false
 #define pn_test_sleep(name) do { } while (0)
 #define pn_test_refill_sleep() do { } while (0)
 #define pn_test_spin(name) do { } while (0)
@@ -947,7 +959,7 @@ static struct pn_task *pn_spares_pop(void)
 {
 	struct pn_task *rec = pn_spares;
 
-	if (!rec)
+	if (!rec || unlikely(pn_test_spares_skip()))
 		return NULL;
 	pn_spares = rec->kit;
 	pn_nr_spares--;
@@ -958,17 +970,19 @@ static struct pn_task *pn_spares_pop(void)
 
 /*
  * Keeps PN_SPARE_RECORDS spare records, from the works that stock threads
- * (in process context): a thread that took one tops them up before it
- * runs in user space.
+ * and the exit works (in process context): a thread that took one tops
+ * them up before it runs in user space.
  */
 static void pn_spares_top_up(void)
 {
 	struct pn_task *rec;
 	unsigned long flags;
+	unsigned int i;
 
-	if (tsk_is_oom_victim(current))
+	if (tsk_is_oom_victim(current) || unlikely(pn_test_spares_frozen()))
 		return;
-	while (READ_ONCE(pn_nr_spares) < PN_SPARE_RECORDS) {
+	for (i = 0; i < PN_SPARE_RECORDS &&
+	     READ_ONCE(pn_nr_spares) < PN_SPARE_RECORDS; i++) {
 		rec = pn_entry_alloc(0, 0, GFP_KERNEL | __GFP_NORETRY |
 					   __GFP_NOWARN);
 		if (!rec)
@@ -1465,9 +1479,9 @@ static bool pn_record_add(struct pn_task *e, struct pn_task *rec)
  * Gives @task, a thread of @e's process, a kit for its next child that
  * fits (and @min_nr blocks of @min_room at least), from the cache or made,
  * in place of one that does not: in @e for its leader, else in its
- * record, made if it has none; then tops the spare records up.  Sleeps.  False without memory; true too
- * when there is nothing to stock (the entry dead, the thread exiting, its
- * record refused).
+ * record, made if it has none; then tops the spare records up.  Sleeps.
+ * False without memory; true too when there is nothing to stock (the
+ * entry dead, the thread exiting, its record refused).
  */
 static bool pn_task_refill(struct pn_task *e, struct task_struct *task,
 			   unsigned int min_nr, size_t min_room)
@@ -2355,6 +2369,9 @@ static void pn_refill_work(struct callback_head *work)
 	if (e) {
 		pn_task_refill(e, current, 0, 0);
 		pn_task_put(e);
+	} else {
+		/* It may have taken a spare record. */
+		pn_spares_top_up();
 	}
 	pn_task_put(holder);
 	pn_work_done();
@@ -2417,16 +2434,15 @@ static void pn_fork_restock(struct pn_task *pe, struct pn_task *holder,
  * @task's work.  In the fork hook: for a new thread, made by @creator,
  * current, and not running yet; and for current itself (@task ==
  * @creator), found with no record as it forks: the cache's kit is then for
- * its child, its record a spare first.
+ * its child, its record a spare unless the cache has two.
  */
 static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 			   struct task_struct *task, unsigned int nr,
 			   size_t room)
 {
-	unsigned int skip = pn_test_records_skip();
+	bool skip = pn_test_records_skip(), cache;
 	struct pn_task *holder, *rec = NULL, *kit = NULL;
 	struct hlist_bl_head *head;
-	bool cache;
 
 	/*
 	 * An attach entered it, and may still be making its kit: the
@@ -2442,7 +2458,7 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 	cache = !skip && likely(!pn_test_kits_skip());
 	/* In the fork hook's lock section: interrupts are off. */
 	raw_spin_lock(&pn_kits_lock);
-	if (task == creator && skip < 2)
+	if (task == creator && (!cache || pn_nr_kits < 2))
 		rec = pn_spares_pop();
 	if (!rec && cache)
 		rec = pn_kits_pop(0, 0);
@@ -2452,21 +2468,20 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 	if (!rec && holder && holder->kit) {
 		rec = holder->kit;
 		holder->kit = NULL;
-		pn_task_queue_refill(holder, creator);
 	}
-	if (!rec && task != creator && skip < 2) {
+	/* Its work makes @creator's kit, given away or missing. */
+	if (holder && !holder->kit)
+		pn_task_queue_refill(holder, creator);
+	if (!rec && task != creator) {
 		raw_spin_lock(&pn_kits_lock);
 		rec = pn_spares_pop();
 		raw_spin_unlock(&pn_kits_lock);
 	}
 	/*
-	 * None: its record is made later (pn_task_queue_record()); its
-	 * creator's work makes its own kit.  An attach's stock under way
-	 * looks again.
+	 * None: its record is made later (pn_task_queue_record()).  An
+	 * attach's stock under way looks again.
 	 */
 	if (!rec) {
-		if (holder)
-			pn_task_queue_refill(holder, creator);
 		pn_task_queue_record(pe, task);
 		if (task != creator) {
 			pe->records_missed++;
@@ -2940,6 +2955,7 @@ static void pn_exit_work(struct callback_head *work)
 	pn_run_forks(e);
 	pn_task_end(e);
 	pn_kits_top_up();
+	pn_spares_top_up();
 	pn_exiting_del(e);
 	pn_task_let_go(e);
 	pn_work_done();

@@ -395,7 +395,7 @@ static void do_thread_records(int n)
 static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t spawn_cond = PTHREAD_COND_INITIALIZER;
 static bool spawn_go, fork_go;
-static int spawned, forks_killed, forks_failed;
+static int spawned, forks_done, forks_killed, forks_failed;
 
 static void spawn_wait(bool *flag)
 {
@@ -429,6 +429,7 @@ static void fork_once(void)
 		forks_killed++;
 	else if (!WIFEXITED(status) || WEXITSTATUS(status))
 		forks_failed++;
+	forks_done++;
 	pthread_mutex_unlock(&spawn_lock);
 }
 
@@ -553,10 +554,34 @@ static void *thread_fork_now(void *arg)
 	return thread_fork(arg);
 }
 
+static int forks_done_read(void)
+{
+	int n;
+
+	pthread_mutex_lock(&spawn_lock);
+	n = forks_done;
+	pthread_mutex_unlock(&spawn_lock);
+	return n;
+}
+
+/* A thread that forks as soon as it runs, joined. */
+static void thread_fork_joined(int i)
+{
+	pthread_t thread;
+
+	fork_go = false;
+	if (pthread_create(&thread, NULL, thread_fork_now, NULL))
+		fail("pthread_create");
+	pthread_join(thread, NULL);
+	if (forks_failed || forks_killed)
+		fail("thread %d: %d forks failed, %d children killed at birth",
+		     i, forks_failed, forks_killed);
+}
+
 /*
  * A new thread left without a record by its fork hook (in the test build,
- * test_records_skip 2: as if neither the cache, its creator nor the spares
- * had one)
+ * test_records_skip and test_spares_skip: as if neither the cache, its
+ * creator nor the spares had one)
  * has it made by a task work before it first runs in user space: @n
  * threads, one at a time, each forking as soon as it runs, keep their
  * children, each record made by a record work.  That work serves one
@@ -567,27 +592,19 @@ static void *thread_fork_now(void *arg)
  */
 static void do_unrecorded_threads(int n)
 {
-	bool skips = pnotify_knob("test_records_skip") > 0;
+	bool skips = pnotify_knob("test_records_skip") &&
+		     pnotify_knob("test_spares_skip");
 	long works = pnotify_stat("record_works");
 	long failures = pnotify_stat("fork_failures");
-	pthread_t thread, threads[4];
+	pthread_t threads[4];
 	long stocks;
 	bool held;
 	int i;
 
 	expect_tasks_followed("entries before the test", 0);
 	ctl("subscribe");
-	for (i = 0; i < n; i++) {
-		fork_go = false;
-		if (pthread_create(&thread, NULL, thread_fork_now, NULL))
-			fail("pthread_create");
-		pthread_join(thread, NULL);
-		if (forks_failed)
-			fail("thread %d: its fork failed", i);
-		if (forks_killed)
-			fail("thread %d: its child killed at birth, the thread without its record",
-			     i);
-	}
+	for (i = 0; i < n; i++)
+		thread_fork_joined(i);
 	expect_tasks_followed("entries of the process, its threads gone", 1);
 	held = skips && pnotify_knob_set("test_delay_refill_us", 200000);
 	/*
@@ -624,88 +641,86 @@ static void do_unrecorded_threads(int n)
 	       n, works, stocks);
 }
 
+/* pnotify_core.c's PN_SPARE_RECORDS. */
+#define SPARE_RECORDS 16
+
 /*
  * A new thread that neither the cache nor its creator can give a record
- * (the test build's test_records_skip 1) takes a spare one in its fork
- * hook, its kit made by its own work before it runs: @n threads, one at
- * a time, each forking as soon as it runs, keep their children, each
- * with a spare and none with a record work.  Then as many threads as
- * there are spares, each forking as soon as it runs, and 4 more, made at
- * once while each one's work is held 1 s (test_delay_refill_us), so that
- * none tops the spares up, and a kworker's stock sleeps 100 ms a thread
+ * (the test build's test_records_skip) takes a spare one in its fork
+ * hook, its kit made by its own work before it runs, which tops the
+ * spares up again: @n threads, one at a time, each forking as soon as it
+ * runs, keep their children, each with a spare and none with a record
+ * work, and the spares are all there after.  Then, the spares not topped
+ * up (test_spares_frozen) and a kworker's stock sleeping 100 ms a thread
  * (test_delay_stock_us), so that a thread it had to stock would outrun
- * it: the first take every spare and keep their children (without the
- * spares, some were killed at birth), the others find none and have their
- * records made later; once every thread has its record, they fork too and
- * keep their children.  Without the knob, the threads get their records
- * as usual.
+ * it, as many threads as there are spares, each forking as soon as it
+ * runs, and 4 more, made at once: the first take every spare and keep
+ * their children (without the spares, some were killed at birth), the
+ * others find none and have their records made later; once every thread
+ * has its record, they fork too and keep their children.  One more
+ * thread's work tops the spares up again.  Without the knobs, the
+ * threads get their records as usual.
  */
 static void do_spare_records(int n)
 {
-	bool spares_only = pnotify_knob("test_records_skip") == 1;
+	bool spares_only = pnotify_knob("test_records_skip") &&
+			   !pnotify_knob("test_spares_skip");
 	long spared = pnotify_stat("records_spared");
 	long works = pnotify_stat("record_works");
 	long failures = pnotify_stat("fork_failures");
-	long missed, nr_spares;
-	pthread_t thread, *threads;
-	int i, burst;
-	bool held;
+	pthread_t threads[SPARE_RECORDS + 4];
+	int i, burst = SPARE_RECORDS + 4;
+	bool frozen;
+	long missed;
 
 	expect_tasks_followed("entries before the test", 0);
 	ctl("subscribe");
-	for (i = 0; i < n; i++) {
-		fork_go = false;
-		if (pthread_create(&thread, NULL, thread_fork_now, NULL))
-			fail("pthread_create");
-		pthread_join(thread, NULL);
-		if (forks_failed || forks_killed)
-			fail("thread %d: %d forks failed, %d children killed at birth",
-			     i, forks_failed, forks_killed);
-	}
+	for (i = 0; i < n; i++)
+		thread_fork_joined(i);
 	expect_tasks_followed("entries of the process, its threads gone", 1);
 	if (spares_only) {
 		expect("spare records taken", pnotify_stat("records_spared") - spared, n);
 		expect("record works", pnotify_stat("record_works") - works, 0);
 	}
-	nr_spares = pnotify_stat("spare_records");
-	burst = (int)nr_spares + 4;
-	threads = calloc((size_t)burst, sizeof(*threads));
-	if (!threads)
-		fail("calloc");
-	held = spares_only && pnotify_knob_set("test_delay_refill_us", 1000000) &&
-	       pnotify_knob_set("test_delay_stock_us", 100000);
+	expect("spare records", pnotify_stat("spare_records"), SPARE_RECORDS);
+	frozen = spares_only && pnotify_knob_set("test_spares_frozen", 1) &&
+		 pnotify_knob_set("test_delay_stock_us", 100000);
 	spared = pnotify_stat("records_spared");
 	missed = pnotify_stat("records_missed");
 	fork_go = false;
+	forks_done = 0;
 	for (i = 0; i < burst; i++)
 		if (pthread_create(&threads[i], NULL,
-				   i < nr_spares ? thread_fork_first : thread_fork, NULL))
+				   i < SPARE_RECORDS ? thread_fork_first : thread_fork, NULL))
 			fail("pthread_create");
 	/*
-	 * A record is counted once made, its kit after: every work done,
+	 * The first threads' children reaped (each counted while it lives),
+	 * a record is counted once made, its kit after: every work done,
 	 * each thread has both.
 	 */
-	for (i = 0; i < 6000 && (tasks_followed() != burst + 1 ||
+	for (i = 0; i < 6000 && (forks_done_read() < SPARE_RECORDS ||
+				 tasks_followed() != burst + 1 ||
 				 pnotify_stat("works_inflight")); i++)
 		usleep(10000);
 	expect("entries of the process and its new threads", tasks_followed(), burst + 1);
 	expect("works in flight", pnotify_stat("works_inflight"), 0);
-	if (held) {
-		pnotify_knob_set("test_delay_refill_us", 0);
+	if (frozen) {
+		pnotify_knob_set("test_spares_frozen", 0);
 		pnotify_knob_set("test_delay_stock_us", 0);
 	}
 	spawn_tell(&fork_go);
 	for (i = 0; i < burst; i++)
 		pthread_join(threads[i], NULL);
-	free(threads);
 	if (forks_failed || forks_killed)
 		fail("%d threads made at once: %d forks failed, %d children killed at birth",
 		     burst, forks_failed, forks_killed);
 	spared = pnotify_stat("records_spared") - spared;
 	missed = pnotify_stat("records_missed") - missed;
-	if (spares_only && (spared < nr_spares || !missed))
-		fail("%d threads made at once with %ld spares: %ld spares taken, %ld threads found none",
-		     burst, nr_spares, spared, missed);
+	if (frozen && (spared != SPARE_RECORDS || !missed))
+		fail("%d threads made at once with %d spares: %ld spares taken, %ld threads found none",
+		     burst, SPARE_RECORDS, spared, missed);
+	thread_fork_joined(n);
+	expect("spare records, topped up", pnotify_stat("spare_records"), SPARE_RECORDS);
 	ctl("unsubscribe");
 	expect("forks failed in pnotify", pnotify_stat("fork_failures") - failures, 0);
 	printf("ok: %d threads fork as they start; %d at once: %ld spares taken, %ld found none\n",

@@ -7,13 +7,15 @@
 # on until a thread began to exit in it, its record refused.  Threads made
 # during an attach by threads it has not stocked yet, the cache bypassed
 # in the test build, are stocked by it too: their first forks keep their
-# children.  A new thread that neither the cache nor its creator can give a
-# record takes a spare one (the test build's test_records_skip 1): its fork
-# at once keeps its child; threads made at once beyond the spares, their
-# works held 1 s so that none tops them up, have their records made later.
-# One left without a record by its fork hook (test_records_skip 2) has it
-# made before it runs; threads made while that work is taken (held 200 ms
-# in the test build) have a kworker stock their process.
+# children, with the spare records and without (test_spares_skip).  A new
+# thread that neither the cache nor its creator can give a record takes a
+# spare one (the test build's test_records_skip): its fork at once keeps
+# its child; threads made at once beyond the spares, with the spares not
+# topped up (test_spares_frozen), have their records made later.  One left
+# without a record by its fork hook (test_records_skip and
+# test_spares_skip) has it made before it runs; threads made while that
+# work is taken (held 200 ms in the test build) have a kworker stock their
+# process.
 . /lib/pn/lib.sh
 
 for run in srcu rwsem percpu srcu:leave; do
@@ -38,10 +40,15 @@ for run in srcu rwsem percpu srcu:leave; do
 	! pn_test_build test_kits_skip || echo 1 > "$p/test_kits_skip"
 	pnotify_test attach-threads "$(pn_scale 50)" ||
 		pn_fail "$run: attach-threads"
-	! pn_test_build test_records_skip || echo 2 > "$p/test_records_skip"
+	if pn_test_build test_spares_skip; then
+		echo 1 > "$p/test_spares_skip"
+		pnotify_test attach-threads "$(pn_scale 50)" ||
+			pn_fail "$run: attach-threads, no spares"
+		echo 1 > "$p/test_records_skip"
+	fi
 	pnotify_test unrecorded-threads "$(pn_scale 50)" ||
 		pn_fail "$run: unrecorded-threads"
-	! pn_test_build test_records_skip || echo 1 > "$p/test_records_skip"
+	! pn_test_build test_spares_skip || echo 0 > "$p/test_spares_skip"
 	pnotify_test spare-records "$(pn_scale 50)" ||
 		pn_fail "$run: spare-records"
 	left=$(awk '$1 == "leave:" { print $2 }' /proc/pnotify_testsub)
