@@ -59,8 +59,11 @@ static void job_sums_add_io(struct job_sums *sums,
 
 /*
  * Adds what the threads of @sig reaped so far used, which __exit_signal()
- * sums there, and the largest RSS of its threads that exited (do_exit()
- * folds each one's hiwater mark into signal->maxrss before exit_mm()).
+ * sums there, and the largest RSS of its mm (do_exit() folds its hiwater
+ * mark into signal->maxrss in the thread that ends the group, before
+ * exit_mm(); exec_mmap() that of an mm an exec replaced).  Its io counts
+ * include those of the children its threads waited for, which
+ * wait_task_zombie() adds there too, as /proc/PID/io does.
  */
 static void job_sums_add_reaped(struct job_sums *sums,
 				const struct signal_struct *sig)
@@ -73,7 +76,7 @@ static void job_sums_add_reaped(struct job_sums *sums,
 
 /*
  * Adds @task's CPU time as virtual time accounting keeps it (a nohz_full
- * CPU): apart, so that the common path of job_sums_read_ended() has no
+ * CPU): apart, so that the common path of job_sums_add_ended() has no
  * address taken on its stack, and no stack canary to check.
  */
 static noinline void job_sums_add_vtime(struct job_sums *sums,
@@ -86,36 +89,47 @@ static noinline void job_sums_add_vtime(struct job_sums *sums,
 }
 
 /*
- * Reads into @sums what the exiting current, ending its process, and the
- * threads of its process reaped before it used, past exit_mm(): in its
- * exit hook, preemption disabled.  False when other threads of it are
- * not all reaped yet (their use is then read in process context,
- * job_sums_add_process()).  Its CPU time is read as the scheduler keeps
- * it, as task_cputime_adjusted() would read it, but without the split and
- * the lock that come with it: the job's is split once, when reported.
- * Where the task's time is kept by virtual time accounting (a nohz_full
- * CPU), only task_cputime_adjusted() can read it, under the task's
- * pi_lock, its runqueue's lock and its prev_cputime lock (all raw).  The
- * reaped threads' sums and their count are read in one pass of
- * signal->stats_lock's sequence, without waiting for a writer: a thread
- * being reaped makes it fail.
+ * Whether the exiting current, ending its process, is the last of its
+ * threads not reaped, with what the others used summed in its
+ * signal_struct: __exit_signal() sums a thread there, and decrements
+ * nr_threads, in one write section of stats_lock.  The decrement seen,
+ * that section has begun; the sequence then even, it is over, and no
+ * other can begin, with no thread left to reap.  Else the process's use
+ * is read in process context (job_sums_add_process()).
  */
-bool job_sums_read_ended(struct job_sums *sums)
+bool job_ended_alone(void)
+{
+	struct signal_struct *sig = current->signal;
+
+	/* The sequence, and the sums, are read after the count. */
+	if (smp_load_acquire(&sig->nr_threads) != 1)
+		return false;
+	return !(pn_read_seqbegin_nowait(&sig->stats_lock) & 1);
+}
+
+/*
+ * Adds to @sums what the exiting current, ending its process alone
+ * (job_ended_alone()), and the threads of its process reaped before it
+ * used, past exit_mm(): in its exit hook, preemption disabled.  Its CPU
+ * time is read as the scheduler keeps it, as task_cputime_adjusted()
+ * would read it, but without the split and the lock that come with it:
+ * the job's is split once, when reported.  Where the task's time is kept
+ * by virtual time accounting (a nohz_full CPU), only
+ * task_cputime_adjusted() can read it, under the task's pi_lock, its
+ * runqueue's lock and its prev_cputime lock (all raw, taken after the
+ * job's by the caller).
+ */
+void job_sums_add_ended(struct job_sums *sums)
 {
 	struct task_struct *task = current;
-	struct signal_struct *sig = task->signal;
-	unsigned int seq = pn_read_seqbegin_nowait(&sig->stats_lock);
 
-	if ((seq & 1) || READ_ONCE(sig->nr_threads) != 1)
-		return false;
 	if (vtime_accounting_enabled_this_cpu())
 		job_sums_add_vtime(sums, task);
 	else
 		job_sums_add_cputime(sums, task->utime, task->stime,
 				     task->se.sum_exec_runtime);
 	job_sums_add_io(sums, &task->ioac);
-	job_sums_add_reaped(sums, sig);
-	return !read_seqretry(&sig->stats_lock, seq);
+	job_sums_add_reaped(sums, task->signal);
 }
 
 /*

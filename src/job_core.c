@@ -340,22 +340,21 @@ static int job_inherit(struct task_struct *child,
 /*
  * In the exit hook (atomic, see pnotify.h) of @task, current, the thread
  * that ends its process, before exit_files(): past exit_mm(), what it used
- * is read without its mm.  A process whose other threads are all reaped
- * (most have none) is accounted here; the others in exit(), from the
- * threads' sums, which only process context can read.  The job's end
- * waits for exit().
+ * is read without its mm, and added to its job's sums under its lock.  A
+ * process whose other threads are all reaped (most have none) is
+ * accounted here; the others in exit(), from the threads' sums, which
+ * only process context can read.  The job's end waits for exit().
  */
 static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 {
 	struct job_member *m = sub->data;
-	struct job_sums used = { 0 };
 	struct job *job = m->job;
 	unsigned long flags;
 
-	if (!job_sums_read_ended(&used))
+	if (!job_ended_alone())
 		return PNOTIFY_CALL_EXIT;
 	raw_spin_lock_irqsave(&job->lock, flags);
-	job_sums_fold(&job->spent, &used);
+	job_sums_add_ended(&job->spent);
 	job->spent.nr_tasks += pnotify_threads_made(sub);
 	m->ended = job_member_remove_locked(job, m, pnotify_exit_status(sub));
 	raw_spin_unlock_irqrestore(&job->lock, flags);

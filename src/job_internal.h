@@ -128,9 +128,10 @@ long job_ioc_killjid(void *arg);
 
 /* job_acct.c */
 void job_sums_add_process(struct job_sums *sums, struct task_struct *task);
-bool job_sums_read_ended(struct job_sums *sums);
+bool job_ended_alone(void);
+void job_sums_add_ended(struct job_sums *sums);
 
-/* Adds @more to @sums; inline: a member's exit folds its sums in its hook. */
+/* Adds @more to @sums. */
 static inline void job_sums_fold(struct job_sums *sums,
 				 const struct job_sums *more)
 {

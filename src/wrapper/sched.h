@@ -24,14 +24,16 @@ static inline bool pn_task_is_user(const struct task_struct *task)
 
 /*
  * The sequence of @sl as a reader that may neither wait nor lock reads
- * it, in a hook: odd while a writer is in; read_seqretry() after the reads
- * tells whether they are whole.  (read_seqbegin() waits for the writer,
- * taking its lock on PREEMPT_RT.)  seqlock_t has had this layout since
- * 5.9.
+ * it, in a hook: odd while a writer is in.  (read_seqbegin() waits for the
+ * writer, taking its lock on PREEMPT_RT.)  seqlock_t has had this layout
+ * since 5.9.
  */
 static inline unsigned int pn_read_seqbegin_nowait(const seqlock_t *sl)
 {
-	/* Pairs with the writer's release of its end: the sums come after. */
+	/*
+	 * Pairs with the writer's smp_wmb() before its end's increment:
+	 * what it wrote is read after.
+	 */
 	return smp_load_acquire(&sl->seqcount.seqcount.sequence);
 }
 
