@@ -139,6 +139,14 @@ struct pnotify_events {
 	atomic_long_t nr_fork, nr_exec, nr_exit, nr_init, nr_failed;
 };
 
+/*
+ * Bytes read and written through system calls (rchar and wchar, as
+ * /proc/PID/task/TID/io has them), 0 without CONFIG_TASK_XACCT.
+ */
+struct pnotify_io {
+	u64 rchar, wchar;
+};
+
 struct pnotify_subscriber {
 	struct pnotify_events *events;
 	void *data;
@@ -158,6 +166,7 @@ struct pnotify_subscriber {
 	/* The entry's thread count when linked, made since once unlinked. */
 	unsigned int threads_base, threads_made;
 	int exit_status;		/* see pnotify_exit_status() */
+	struct pnotify_io io;		/* see pnotify_exit_io() */
 	refcount_t ref;
 	size_t room_bytes;		/* of room[], at least data_size */
 	unsigned long long room[];	/* data_size bytes, when nonzero */
@@ -185,6 +194,29 @@ static inline int pnotify_exit_status(const struct pnotify_subscriber *sub)
 {
 	return sub->exit_status;
 }
+
+/*
+ * The I/O of @sub's process while it was subscribed, once the subscription
+ * has ended (in leave() and exit()): the whole of each thread that exited
+ * meanwhile, added as it exited, and at the end that of the threads left.
+ * Unlike the process's own sum (/proc/PID/io), it has no part of the
+ * children it waited for: a subscriber that follows them too counts each
+ * once.  A thread that had no record (pnotify_core.c: only for want of
+ * memory, or a kernel worker) is not counted.
+ */
+static inline const struct pnotify_io *
+pnotify_exit_io(const struct pnotify_subscriber *sub)
+{
+	return &sub->io;
+}
+
+/*
+ * pnotify_exit_io() of @task's process's subscription to @events so far,
+ * while it is linked: into @io, or -ENOENT.  Any context; it takes the
+ * process's entry lock, and walks its threads.
+ */
+int pnotify_task_io(struct task_struct *task, struct pnotify_events *events,
+		    struct pnotify_io *io);
 
 int pnotify_register(struct pnotify_events *events);
 void pnotify_unregister(struct pnotify_events *events);

@@ -48,29 +48,27 @@ static void job_sums_add_cputime(struct job_sums *sums, u64 utime, u64 stime,
 	sums->runtime_ns += runtime;
 }
 
-static void job_sums_add_io(struct job_sums *sums,
-			    const struct task_io_accounting *ioac)
+/*
+ * Adds a member's I/O, as pnotify counts it: signal->ioac would add the
+ * children it waited for, members counted at their own end, once more.
+ */
+void job_sums_add_io(struct job_sums *sums, const struct pnotify_io *io)
 {
-#ifdef CONFIG_TASK_XACCT
-	sums->read_bytes += ioac->rchar;
-	sums->write_bytes += ioac->wchar;
-#endif
+	sums->read_bytes += io->rchar;
+	sums->write_bytes += io->wchar;
 }
 
 /*
  * Adds what the threads of @sig reaped so far used, which __exit_signal()
  * sums there, and the largest RSS of its mm (do_exit() folds its hiwater
  * mark into signal->maxrss in the thread that ends the group, before
- * exit_mm(); exec_mmap() that of an mm an exec replaced).  Its io counts
- * include those of the children its threads waited for, which
- * wait_task_zombie() adds there too, as /proc/PID/io does.
+ * exit_mm(); exec_mmap() that of an mm an exec replaced).
  */
 static void job_sums_add_reaped(struct job_sums *sums,
 				const struct signal_struct *sig)
 {
 	job_sums_add_cputime(sums, sig->utime, sig->stime,
 			     sig->sum_sched_runtime);
-	job_sums_add_io(sums, &sig->ioac);
 	job_sums_add_rss(sums, sig->maxrss);
 }
 
@@ -110,7 +108,8 @@ bool job_ended_alone(void)
 /*
  * Adds to @sums what the exiting current, ending its process alone
  * (job_ended_alone()), and the threads of its process reaped before it
- * used, past exit_mm(): in its exit hook, preemption disabled.  Its CPU
+ * used, past exit_mm(), and the I/O of its subscription @sub: in its exit
+ * hook, preemption disabled.  Its CPU
  * time is read as the scheduler keeps it, as task_cputime_adjusted()
  * would read it, but without the split and the lock that come with it:
  * the job's is split once, when reported.  Where the task's time is kept
@@ -119,7 +118,8 @@ bool job_ended_alone(void)
  * runqueue's lock and its prev_cputime lock (all raw, taken after the
  * job's by the caller).
  */
-void job_sums_add_ended(struct job_sums *sums)
+void job_sums_add_ended(struct job_sums *sums,
+			const struct pnotify_subscriber *sub)
 {
 	struct task_struct *task = current;
 
@@ -128,15 +128,15 @@ void job_sums_add_ended(struct job_sums *sums)
 	else
 		job_sums_add_cputime(sums, task->utime, task->stime,
 				     task->se.sum_exec_runtime);
-	job_sums_add_io(sums, &task->ioac);
+	job_sums_add_io(sums, pnotify_exit_io(sub));
 	job_sums_add_reaped(sums, task->signal);
 }
 
 /*
- * Adds what the process of @task has used to @sums: its live threads and
- * those reaped, read as thread_group_cputime() does (not exported), and
- * the RSS of its mm.  @task may have exited: its signal_struct stays with
- * it.  Process context.
+ * Adds what the process of @task has used to @sums, but its I/O: its live
+ * threads and those reaped, read as thread_group_cputime() does (not
+ * exported), and the RSS of its mm.  @task may have exited: its
+ * signal_struct stays with it.  Process context.
  */
 void job_sums_add_process(struct job_sums *sums, struct task_struct *task)
 {
@@ -156,7 +156,6 @@ void job_sums_add_process(struct job_sums *sums, struct task_struct *task)
 			task_cputime_adjusted(t, &utime, &stime);
 			job_sums_add_cputime(&used, utime, stime,
 					     utime + stime);
-			job_sums_add_io(&used, &t->ioac);
 		}
 	} while (read_seqretry(&sig->stats_lock, seq));
 	__for_each_thread(sig, t) {
@@ -227,8 +226,12 @@ static int job_read_acct(struct job *job, struct job_acct *acct)
 	raw_spin_unlock_irq(&job->lock);
 	while (n) {
 		struct job_sums live = { 0 };
+		struct pnotify_io io;
 
 		job_sums_add_process(&live, tasks[--n]);
+		/* Ended since it was held: its I/O is added to job->spent. */
+		if (!pnotify_task_io(tasks[n], &job_events, &io))
+			job_sums_add_io(&live, &io);
 		job_sums_fold(&sums, &live);
 		put_task_struct(tasks[n]);
 	}

@@ -268,21 +268,23 @@ static void job_member_gone(struct job_member *m, bool ended)
 }
 
 /*
- * @m leaves its job, by its end (status) or detach, with @threads made in
- * it since it joined; the last one ends the job.
+ * @m leaves its job, by its end or detach, which ended its subscription
+ * @sub: what it used, its status and the threads made in it since it
+ * joined (pnotify.h) are the job's; the last one ends the job.
  */
-static void job_member_leave(struct job_member *m, int status,
-			     unsigned int threads)
+static void job_member_leave(struct job_member *m,
+			     const struct pnotify_subscriber *sub)
 {
 	struct job_sums used = { 0 };
 	struct job *job = m->job;
 	bool ended;
 
 	job_sums_add_process(&used, m->task);
+	job_sums_add_io(&used, pnotify_exit_io(sub));
 	raw_spin_lock_irq(&job->lock);
 	job_sums_fold(&job->spent, &used);
-	job->spent.nr_tasks += threads;
-	ended = job_member_remove_locked(job, m, status);
+	job->spent.nr_tasks += pnotify_threads_made(sub);
+	ended = job_member_remove_locked(job, m, pnotify_exit_status(sub));
 	raw_spin_unlock_irq(&job->lock);
 	job_member_gone(m, ended);
 }
@@ -354,7 +356,7 @@ static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 	if (!job_ended_alone())
 		return PNOTIFY_CALL_EXIT;
 	raw_spin_lock_irqsave(&job->lock, flags);
-	job_sums_add_ended(&job->spent);
+	job_sums_add_ended(&job->spent, sub);
 	job->spent.nr_tasks += pnotify_threads_made(sub);
 	m->ended = job_member_remove_locked(job, m, pnotify_exit_status(sub));
 	raw_spin_unlock_irqrestore(&job->lock, flags);
@@ -376,8 +378,7 @@ static void job_exit(struct task_struct *task, struct pnotify_subscriber *sub)
 	if (m->left)
 		job_member_gone(m, m->ended);
 	else
-		job_member_leave(m, pnotify_exit_status(sub),
-				 pnotify_threads_made(sub));
+		job_member_leave(m, sub);
 }
 
 /* In the exec hook (atomic, see pnotify.h): what the watchers say. */

@@ -128,8 +128,10 @@ long job_ioc_killjid(void *arg);
 
 /* job_acct.c */
 void job_sums_add_process(struct job_sums *sums, struct task_struct *task);
+void job_sums_add_io(struct job_sums *sums, const struct pnotify_io *io);
 bool job_ended_alone(void);
-void job_sums_add_ended(struct job_sums *sums);
+void job_sums_add_ended(struct job_sums *sums,
+			const struct pnotify_subscriber *sub);
 
 /* Adds @more to @sums. */
 static inline void job_sums_fold(struct job_sums *sums,

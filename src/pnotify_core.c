@@ -268,6 +268,11 @@ module_param(test_delay_call_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_call_us,
 		 "test only: spin (atomic) in a call's work between taking the call off its subscription and referencing it");
 
+static unsigned int test_delay_straggle_us;
+module_param(test_delay_straggle_us, uint, 0644);
+MODULE_PARM_DESC(test_delay_straggle_us,
+		 "test only: spin (atomic) at the start of the exit hook of a thread whose process has threads not exiting yet");
+
 static unsigned int test_delay_record_us;
 module_param(test_delay_record_us, uint, 0644);
 MODULE_PARM_DESC(test_delay_record_us,
@@ -1710,6 +1715,8 @@ static void pn_sub_init(struct pnotify_subscriber *sub,
 	sub->linked = false;
 	sub->threads_made = 0;
 	sub->exit_status = 0;
+	sub->io.rchar = 0;
+	sub->io.wchar = 0;
 	sub->called = false;
 	sub->holds_hooks = false;
 	INIT_LIST_HEAD(&sub->fork_link);
@@ -1860,6 +1867,30 @@ static struct pnotify_subscriber *pn_task_find_sub(struct pn_task *e,
 	return NULL;
 }
 
+/* Adds to @io what @task has read and written. */
+static void pn_io_add(struct pnotify_io *io, const struct task_struct *task)
+{
+#ifdef CONFIG_TASK_XACCT
+	io->rchar += task->ioac.rchar;
+	io->wchar += task->ioac.wchar;
+#endif
+}
+
+/*
+ * Adds to @io what the threads of @e's (locked) process whose exit hook
+ * has not counted theirs (pn_task_ends_process()) have read and written:
+ * its leader, until its hook ran, and the threads that hold a record.
+ */
+static void pn_io_add_pending(struct pn_task *e, struct pnotify_io *io)
+{
+	struct pn_task *rec;
+
+	if (!test_bit(PN_LEADER_EXITED, &e->flags))
+		pn_io_add(io, e->task);
+	list_for_each_entry(rec, &e->records, records)
+		pn_io_add(io, rec->task);
+}
+
 /*
  * @e's (locked) subscription to @events or @name; none once @e is out of
  * the table, where it holds only subscriptions whose leave() ran, for
@@ -1922,6 +1953,9 @@ static void pn_sub_unlinked(struct pn_task *e, struct pnotify_subscriber *sub)
 	sub->linked = false;
 	sub->threads_made = atomic_read(&e->nr_threads_made) -
 			    sub->threads_base;
+	/* An end counted the threads left (pn_task_ends_process()). */
+	if (!test_bit(PN_EXIT_QUEUED, &e->flags))
+		pn_io_add_pending(e, &sub->io);
 	if (test_bit(PN_EXIT_QUEUED, &e->flags))
 		sub->exit_status = e->exit_status;
 	else if (pn_process_exiting(e) &&
@@ -1955,6 +1989,7 @@ static int pn_sub_link(struct pn_task *e, struct pnotify_subscriber *sub,
 		       struct pnotify_subscriber **replaced, pnotify_same_fn same)
 {
 	struct pnotify_events *events = sub->events;
+	struct pnotify_io before = { 0 };
 	struct pnotify_subscriber *old;
 
 	/* Orders our table insert before the signal->live read. */
@@ -1973,6 +2008,16 @@ static int pn_sub_link(struct pn_task *e, struct pnotify_subscriber *sub,
 		*replaced = old;
 	}
 	pn_sub_add(e, sub);
+	/*
+	 * Its I/O counts from now: what the threads did before, they add at
+	 * their exit all the same, and a replaced subscription has it.  (A
+	 * process whose end is claimed adds nothing more.)
+	 */
+	if (!test_bit(PN_EXIT_QUEUED, &e->flags)) {
+		pn_io_add_pending(e, &before);
+		sub->io.rchar -= before.rchar;
+		sub->io.wchar -= before.wchar;
+	}
 	return 0;
 }
 
@@ -3116,12 +3161,20 @@ static int pn_process_status(struct task_struct *task)
  * reaped before the others (delay_group_leader()).  An exec by another
  * thread makes that thread the leader, and its hook clears the old one's
  * bit (pn_core_exec()).  The record of a thread that forked goes with it.
+ *
+ * Each thread adds its I/O to the subscriptions here, until the end: then
+ * the threads left, which still hold their records, add theirs, final
+ * with every thread in do_exit(), and their hooks add nothing.
  */
 static bool pn_task_ends_process(struct pn_task *e, struct task_struct *task)
 {
+	struct pnotify_subscriber *sub;
 	struct pn_task *rec = NULL;
 	bool ends;
 
+	if (!test_bit(PN_EXIT_QUEUED, &e->flags))
+		hlist_for_each_entry(sub, &e->subs, task_link)
+			pn_io_add(&sub->io, task);
 	if (e->nr_records && task != e->task) {
 		rec = pn_kit_holder(e, task);
 		if (rec)
@@ -3134,8 +3187,11 @@ static bool pn_task_ends_process(struct pn_task *e, struct task_struct *task)
 	ends = test_bit(PN_LIVE_ZERO, &e->flags) &&
 	       test_bit(PN_LEADER_EXITED, &e->flags) &&
 	       !test_and_set_bit(PN_EXIT_QUEUED, &e->flags);
-	if (ends)
+	if (ends) {
 		e->exit_status = pn_process_status(task);
+		hlist_for_each_entry(sub, &e->subs, task_link)
+			pn_io_add_pending(e, &sub->io);
+	}
 	if (rec)
 		pn_entry_let_go_atomic(rec);
 	return ends;
@@ -3145,6 +3201,9 @@ void pn_core_exit(struct task_struct *task)
 {
 	struct pn_task *e;
 
+	/* Others end the process meanwhile: this thread is left behind. */
+	if (atomic_read(&task->signal->live))
+		pn_test_spin(straggle);
 	/*
 	 * Pairs with pn_sub_link(): the decrement of signal->live, a full
 	 * barrier, is made; now look.  And with pn_record_add(): PF_EXITING
@@ -3256,6 +3315,26 @@ void pnotify_put_subscriber(struct pnotify_subscriber *sub)
 	pn_sub_put(sub);
 }
 EXPORT_SYMBOL_GPL(pnotify_put_subscriber);
+
+int pnotify_task_io(struct task_struct *task, struct pnotify_events *events,
+		    struct pnotify_io *io)
+{
+	struct pnotify_subscriber *sub;
+	struct pn_task *e;
+
+	e = pn_task_lock(task);
+	if (!e)
+		return -ENOENT;
+	sub = pn_task_find_live(e, events, NULL);
+	if (sub) {
+		*io = sub->io;
+		if (!test_bit(PN_EXIT_QUEUED, &e->flags))
+			pn_io_add_pending(e, io);
+	}
+	pn_entry_unlock(e);
+	return sub ? 0 : -ENOENT;
+}
+EXPORT_SYMBOL_GPL(pnotify_task_io);
 
 /*
  * A call holds no reference on its subscription, so that ending it never

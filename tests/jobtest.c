@@ -256,6 +256,16 @@ static bool read_text_file(const char *path, char *buf, size_t size)
 	return n >= 0;
 }
 
+static bool write_small_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 /* The first line of the file @path, without its newline. */
 static bool read_small_file(const char *path, char *buf, size_t size)
 {
@@ -3714,6 +3724,191 @@ out:
 	end_job(&job);
 }
 
+/*
+ * What test_accounting_io_once() shares with its job.  Members make no
+ * system call that reads or writes but the ones counted here: they wait
+ * on this memory, not on pipes.
+ */
+struct io_once {
+	jid_t jid;
+	int phase;		/* 1: the creator waits; 2: it may end */
+	int ready;		/* threads that did their I/O */
+	int zero, null;		/* /dev/zero and /dev/null */
+};
+
+enum {
+	IO_ONCE_THREADS = 8,		/* made and joined */
+	IO_ONCE_LEFT = 16,		/* alive at the exit_group() */
+};
+
+/*
+ * The test build's knob that holds a thread in its exit hook while others
+ * of its process are not exiting: the exit_group()'s threads are left
+ * behind by the one that ends the process.
+ */
+#define STRAGGLE_KNOB	"/sys/module/pnotify/parameters/test_delay_straggle_us"
+#define STRAGGLE_US	"20000"
+
+/* Reads @rd bytes and writes @wr: rchar and wchar move by that much. */
+static void io_once_do(const struct io_once *io, size_t rd, size_t wr)
+{
+	static char zeros[4096];
+	char buf[4096];
+
+	if (read(io->zero, buf, rd) != (ssize_t)rd ||
+	    write(io->null, zeros, wr) != (ssize_t)wr)
+		_exit(99);
+}
+
+static void io_once_wait(const int *word, int value)
+{
+	while (__atomic_load_n(word, __ATOMIC_SEQ_CST) < value)
+		sleep_ms(1);
+}
+
+static void *io_once_thread(void *arg)
+{
+	io_once_do(arg, 100, 110);
+	return NULL;
+}
+
+static void *io_once_left(void *arg)
+{
+	struct io_once *io = arg;
+
+	io_once_do(io, 10, 20);
+	__atomic_add_fetch(&io->ready, 1, __ATOMIC_SEQ_CST);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * The job's creator: its own I/O, a child's that waits for a grandchild
+ * (each waited-for process's I/O is in its parent's /proc/PID/io: the
+ * grandchild's three times over), threads that exit, then threads still
+ * running when it exits, which its exit_group() ends together.
+ */
+static void io_once_creator(struct io_once *io)
+{
+	pthread_t threads[IO_ONCE_THREADS], left;
+	pid_t child;
+
+	io->jid = job_create(0, 0, 0);
+	if (io->jid <= 0)
+		_exit(98);
+	io_once_do(io, 1000, 1100);
+	child = fork();
+	if (child == 0) {
+		io_once_do(io, 2000, 2100);
+		child = fork();
+		if (child == 0) {
+			io_once_do(io, 3000, 3100);
+			_exit(0);
+		}
+		_exit(wait_for(child) == 0 ? 0 : 97);
+	}
+	if (wait_for(child) != 0)
+		_exit(97);
+	for (int i = 0; i < IO_ONCE_THREADS; i++)
+		if (pthread_create(&threads[i], NULL, io_once_thread, io))
+			_exit(96);
+	for (int i = 0; i < IO_ONCE_THREADS; i++)
+		pthread_join(threads[i], NULL);
+	__atomic_store_n(&io->phase, 1, __ATOMIC_SEQ_CST);
+	io_once_wait(&io->phase, 2);
+	for (int i = 0; i < IO_ONCE_LEFT; i++)
+		if (pthread_create(&left, NULL, io_once_left, io))
+			_exit(96);
+	io_once_wait(&io->ready, IO_ONCE_LEFT);
+	_exit(0);
+}
+
+static bool expect_io(jid_t jid, unsigned long long rd, unsigned long long wr,
+		      const char *when)
+{
+	struct job_acct acct = { 0 };
+
+	if (!expect(job_getacct(jid, &acct) == 0, "job_getacct(%s): %m", when))
+		return false;
+	return expect(acct.read_bytes == rd && acct.write_bytes == wr,
+		      "%s: read %llu, written %llu bytes, want %llu and %llu",
+		      when, (unsigned long long)acct.read_bytes,
+		      (unsigned long long)acct.write_bytes, rd, wr);
+}
+
+/*
+ * A job's I/O is what its members' threads read and wrote while in it,
+ * each byte once: not the children's again in their parents', as
+ * /proc/PID/io sums them, nor a process's before its attach, and the
+ * threads an exit_group() ends with the last are all counted.
+ */
+static void test_accounting_io_once(void)
+{
+	const unsigned long long rd = 1000 + 2000 + 3000 +
+				      IO_ONCE_THREADS * 100;
+	const unsigned long long wr = 1100 + 2100 + 3100 +
+				      IO_ONCE_THREADS * 110;
+	bool straggle = false;
+	struct io_once *io;
+	pid_t creator, attached;
+
+	io = mmap(NULL, sizeof(*io), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!expect(io != MAP_FAILED, "mmap: %m"))
+		return;
+	memset(io, 0, sizeof(*io));
+	io->zero = open("/dev/zero", O_RDONLY);
+	io->null = open("/dev/null", O_WRONLY);
+	if (!expect(io->zero >= 0 && io->null >= 0, "open: %m"))
+		goto out;
+	creator = fork_flushed();
+	if (creator == 0) {
+		die_with_parent();
+		io_once_creator(io);
+	}
+	poll_until(__atomic_load_n(&io->phase, __ATOMIC_SEQ_CST) == 1);
+	if (!expect(io->phase == 1, "the job's creator did not do its I/O"))
+		goto out_creator;
+	expect_io(io->jid, rd, wr, "live job");
+	/* Its I/O before the attach is not the job's. */
+	attached = fork_flushed();
+	if (attached == 0) {
+		die_with_parent();
+		io_once_do(io, 500, 500);
+		__atomic_store_n(&io->ready, -1, __ATOMIC_SEQ_CST);
+		while (job_getjid(getpid()) != io->jid)
+			sleep_ms(1);
+		io_once_do(io, 40, 50);
+		_exit(0);
+	}
+	poll_until(__atomic_load_n(&io->ready, __ATOMIC_SEQ_CST) == -1);
+	expect(job_attachpid(attached, io->jid) == io->jid,
+	       "job_attachpid: %m");
+	expect(exited_with(wait_for(attached), 0), "the attached process failed");
+	io->ready = 0;
+	straggle = access(STRAGGLE_KNOB, W_OK) == 0;
+	if (straggle)
+		expect(write_small_file(STRAGGLE_KNOB, STRAGGLE_US), "%s: %m",
+		       STRAGGLE_KNOB);
+	__atomic_store_n(&io->phase, 2, __ATOMIC_SEQ_CST);
+out_creator:
+	expect(exited_with(wait_for(creator), 0), "the job's creator failed");
+	if (straggle)
+		write_small_file(STRAGGLE_KNOB, "0");
+	if (io->jid > 0) {
+		poll_until(job_getpidcnt(io->jid) < 0);
+		expect_io(io->jid, rd + 40 + IO_ONCE_LEFT * 10,
+			  wr + 50 + IO_ONCE_LEFT * 20, "ended job");
+	}
+out:
+	if (io->zero >= 0)
+		close(io->zero);
+	if (io->null >= 0)
+		close(io->null);
+	munmap(io, sizeof(*io));
+}
+
 /* Uses CPU time in the kernel until killed. */
 static void burn_system_cpu(void)
 {
@@ -4176,16 +4371,6 @@ next:
 /* failslab's knobs, and what fail-nth needs them to be. */
 static const char *const failslab_knobs[] = { "ignore-gfp-wait", "verbose" };
 static const char *const failslab_values[] = { "N", "0" };
-
-static bool write_small_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
 
 static void restore_failslab(void)
 {
@@ -5298,6 +5483,7 @@ static const struct job_test tests[] = {
 	{ "create after the main thread exited", .run = test_create_after_main_thread_exits },
 	{ "accounting", .run = test_accounting },
 	{ "accounting never goes back", .run = test_accounting_monotonic },
+	{ "accounting counts I/O once", .run = test_accounting_io_once },
 	{ "an ended job's record once it is gone (test build)", .run = test_record_when_gone },
 	{ "unprivileged user", .run = test_unprivileged },
 	{ "owner's kill obeys kill(2) permissions", .run = test_owner_kill_permissions },

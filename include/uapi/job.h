@@ -152,8 +152,13 @@ struct job_acct {
 	__u64 utime_ns;		/* user CPU time of all members, ended or not */
 	__u64 stime_ns;		/* system CPU time */
 	__u64 maxrss_kb;	/* largest peak RSS of any member process */
-	__u64 read_bytes;	/* bytes read through syscalls (rchar) */
-	__u64 write_bytes;	/* bytes written through syscalls (wchar) */
+	/*
+	 * Bytes read and written through system calls (rchar, wchar) by
+	 * the members' threads while in the job, each counted once: unlike
+	 * /proc/PID/io, a process's count has no part of its children.
+	 */
+	__u64 read_bytes;
+	__u64 write_bytes;
 	__u64 nr_processes;	/* processes that ran in the job */
 	__u64 nr_tasks;		/* tasks (processes and threads) that ran */
 	__u32 uid;
