@@ -166,7 +166,11 @@ struct pnotify_subscriber {
 	/* The entry's thread count when linked, made since once unlinked. */
 	unsigned int threads_base, threads_made;
 	int exit_status;		/* see pnotify_exit_status() */
-	struct pnotify_io io;		/* see pnotify_exit_io() */
+	/*
+	 * See pnotify_exit_io(); while linked, less what the threads had
+	 * done when it was linked (it may read as negative).
+	 */
+	struct pnotify_io io;
 	refcount_t ref;
 	size_t room_bytes;		/* of room[], at least data_size */
 	unsigned long long room[];	/* data_size bytes, when nonzero */
@@ -197,12 +201,13 @@ static inline int pnotify_exit_status(const struct pnotify_subscriber *sub)
 
 /*
  * The I/O of @sub's process while it was subscribed, once the subscription
- * has ended (in leave() and exit()): the whole of each thread that exited
- * meanwhile, added as it exited, and at the end that of the threads left.
- * Unlike the process's own sum (/proc/PID/io), it has no part of the
- * children it waited for: a subscriber that follows them too counts each
- * once.  A thread that had no record (pnotify_core.c: only for want of
- * memory, or a kernel worker) is not counted.
+ * has ended (in leave() and exit()): what its threads read and wrote from
+ * the link (or their birth) to their exit, or to the unlink.  Unlike the
+ * process's own sum (/proc/PID/io), it has no part of the children it
+ * waited for: a subscriber that follows them too counts each once.  Its
+ * threads without a record (pnotify_core.c: kernel workers, and threads
+ * made without memory for one) are not counted.  Nor may be the account
+ * record that BSD process accounting writes as the process ends.
  */
 static inline const struct pnotify_io *
 pnotify_exit_io(const struct pnotify_subscriber *sub)
@@ -211,12 +216,14 @@ pnotify_exit_io(const struct pnotify_subscriber *sub)
 }
 
 /*
- * pnotify_exit_io() of @task's process's subscription to @events so far,
- * while it is linked: into @io, or -ENOENT.  Any context; it takes the
- * process's entry lock, and walks its threads.
+ * pnotify_exit_io() so far of @task's process's subscription to @events
+ * whose data is @data, while it is linked: into @io, or -ENOENT.  The I/O
+ * of a thread exiting meanwhile may be missed.  Process context, or any
+ * context where no entry lock of pnotify's is held (not in a callback
+ * that runs in a hook); it walks the process's threads under RCU.
  */
 int pnotify_task_io(struct task_struct *task, struct pnotify_events *events,
-		    struct pnotify_io *io);
+		    const void *data, struct pnotify_io *io);
 
 int pnotify_register(struct pnotify_events *events);
 void pnotify_unregister(struct pnotify_events *events);

@@ -172,14 +172,16 @@ void job_sums_add_process(struct job_sums *sums, struct task_struct *task)
 }
 
 /*
- * The user and system time of @job, which used @sums: their runtime, split
- * in the proportion of their samples and, as cputime_adjust() does for a
- * process, never less than reported before.  (A member's exit adds its
- * samples and runtime, which need not agree, and live members move the
- * proportion.)
+ * Reports in @acct the user and system time of @job, which used @sums:
+ * their runtime, split in the proportion of their samples and, as
+ * cputime_adjust() does for a process, never less than reported before.
+ * (A member's exit adds its samples and runtime, which need not agree,
+ * and live members move the proportion.)  And its bytes read and written,
+ * never fewer than reported before: a read that could not be made exact
+ * may miss a member's (job_read_acct()).
  */
-static void job_cputime(struct job *job, const struct job_sums *sums,
-			u64 *utime, u64 *stime)
+static void job_report(struct job *job, const struct job_sums *sums,
+		       struct job_acct *acct)
 {
 	u64 runtime = sums->runtime_ns, ut, st;
 
@@ -202,50 +204,15 @@ static void job_cputime(struct job *job, const struct job_sums *sums,
 		job->reported_utime_ns = ut;
 		job->reported_stime_ns = st;
 	}
-	*utime = job->reported_utime_ns;
-	*stime = job->reported_stime_ns;
+	acct->utime_ns = job->reported_utime_ns;
+	acct->stime_ns = job->reported_stime_ns;
+	job->reported_read_bytes = max(job->reported_read_bytes,
+				       sums->read_bytes);
+	job->reported_write_bytes = max(job->reported_write_bytes,
+					sums->write_bytes);
+	acct->read_bytes = job->reported_read_bytes;
+	acct->write_bytes = job->reported_write_bytes;
 	raw_spin_unlock_irq(&job->lock);
-}
-
-/* A job's accounting so far: what its members used is read unlocked. */
-static int job_read_acct(struct job *job, struct job_acct *acct)
-{
-	struct task_struct **tasks;
-	struct job_sums sums;
-	unsigned int n, cap;
-
-	tasks = job_lock_with_room(job, &job->nr_processes, UINT_MAX,
-				   sizeof(*tasks), &cap);
-	if (!tasks)
-		return -ENOMEM;
-	sums = job->spent;
-	n = job_hold_members(job, tasks);
-	memset(acct, 0, sizeof(*acct));
-	acct->exit_status = job->last_status;
-	acct->ended = job->ended;
-	raw_spin_unlock_irq(&job->lock);
-	while (n) {
-		struct job_sums live = { 0 };
-		struct pnotify_io io;
-
-		job_sums_add_process(&live, tasks[--n]);
-		/* Ended since it was held: its I/O is added to job->spent. */
-		if (!pnotify_task_io(tasks[n], &job_events, &io))
-			job_sums_add_io(&live, &io);
-		job_sums_fold(&sums, &live);
-		put_task_struct(tasks[n]);
-	}
-	kvfree(tasks);
-	acct->jid = job->jid;
-	acct->start_time_ns = job->start_time_ns;
-	job_cputime(job, &sums, &acct->utime_ns, &acct->stime_ns);
-	acct->maxrss_kb = sums.maxrss_kb;
-	acct->read_bytes = sums.read_bytes;
-	acct->write_bytes = sums.write_bytes;
-	acct->nr_processes = sums.nr_processes;
-	acct->nr_tasks = sums.nr_tasks;
-	acct->uid = from_kuid_munged(current_user_ns(), job->owner);
-	return 0;
 }
 
 #ifdef PNOTIFY_TEST_DELAYS
@@ -254,26 +221,111 @@ module_param(test_delay_record_ms, uint, 0644);
 MODULE_PARM_DESC(test_delay_record_ms,
 		 "test only: an ended job's final record is made this much later");
 
-static void job_test_delay_record(void)
-{
-	unsigned int ms = READ_ONCE(test_delay_record_ms);
+static unsigned int test_delay_read_ms;
+module_param(test_delay_read_ms, uint, 0644);
+MODULE_PARM_DESC(test_delay_read_ms,
+		 "test only: a read of a job's accounting sleeps this much between holding its members and reading them");
 
-	/* msleep(0) still sleeps a jiffy on 6.1. */
+/* msleep(0) still sleeps a jiffy on 6.1. */
+static void job_test_sleep_ms(unsigned int ms)
+{
 	if (ms)
 		msleep(ms);
 }
+
+#define job_test_delay(name) job_test_sleep_ms(READ_ONCE(test_delay_##name##_ms))
 #else
-static inline void job_test_delay_record(void)
-{
-}
+#define job_test_delay(name) do { } while (0)
 #endif
+
+/* A member held for a read: its thread, referenced, and its identity. */
+struct job_held {
+	struct task_struct *task;
+	const struct job_member *m;	/* compared, never read */
+};
+
+/* Reads of a job's accounting that may be retried for an exact one. */
+#define JOB_ACCT_TRIES 4
+
+/*
+ * Adds to @sums what the @n members in @held used.  Returns false when
+ * one's I/O could not be read: it was leaving, or joining, as it was held.
+ */
+static bool job_sums_add_held(struct job_sums *sums, struct job_held *held,
+			      unsigned int n)
+{
+	bool all = true;
+
+	while (n) {
+		struct job_sums live = { 0 };
+		struct pnotify_io io;
+
+		job_sums_add_process(&live, held[--n].task);
+		if (!pnotify_task_io(held[n].task, &job_events, held[n].m, &io))
+			job_sums_add_io(&live, &io);
+		else
+			all = false;
+		job_sums_fold(sums, &live);
+		put_task_struct(held[n].task);
+	}
+	return all;
+}
+
+/*
+ * A job's accounting so far: what its members used is read unlocked, from
+ * the job's sums of those gone and the members then held.  A member that
+ * leaves meanwhile adds to the sums too late for the read, and one held
+ * as it leaves or joins has no I/O to read: the read is made again, a
+ * few times at most.
+ */
+static int job_read_acct(struct job *job, struct job_acct *acct)
+{
+	unsigned int n, cap, gone, tries = 0;
+	const struct job_member *m;
+	struct job_held *held;
+	struct job_sums sums;
+	bool exact;
+
+	memset(acct, 0, sizeof(*acct));
+	do {
+		held = job_lock_with_room(job, &job->nr_processes, UINT_MAX,
+					  sizeof(*held), &cap);
+		if (!held)
+			return -ENOMEM;
+		sums = job->spent;
+		gone = job->members_gone;
+		n = 0;
+		hlist_for_each_entry(m, &job->processes, link) {
+			get_task_struct(m->task);
+			held[n].task = m->task;
+			held[n++].m = m;
+		}
+		acct->exit_status = job->last_status;
+		acct->ended = job->ended;
+		raw_spin_unlock_irq(&job->lock);
+		job_test_delay(read);
+		exact = job_sums_add_held(&sums, held, n);
+		kvfree(held);
+		raw_spin_lock_irq(&job->lock);
+		exact = exact && job->members_gone == gone;
+		raw_spin_unlock_irq(&job->lock);
+	} while (!exact && ++tries < JOB_ACCT_TRIES);
+	acct->jid = job->jid;
+	acct->start_time_ns = job->start_time_ns;
+	job_report(job, &sums, acct);
+	acct->maxrss_kb = sums.maxrss_kb;
+	acct->nr_processes = sums.nr_processes;
+	acct->nr_tasks = sums.nr_tasks;
+	acct->uid = from_kuid_munged(current_user_ns(), job->owner);
+	return 0;
+}
 
 /* The final record of an ended job; NULL without memory (it is lost). */
 struct job_record *job_final_record(struct job *job)
 {
 	struct job_record *rec = kzalloc(sizeof(*rec), GFP_KERNEL);
 
-	job_test_delay_record();
+	job_test_delay(record);
 
 	if (!rec || job_read_acct(job, &rec->acct)) {
 		kfree(rec);

@@ -253,6 +253,7 @@ static bool job_member_remove_locked(struct job *job, struct job_member *m,
 {
 	hlist_del(&m->link);
 	job->nr_processes--;
+	job->members_gone++;
 	job->last_status = status;
 	job->ended = !job->nr_processes && !job->attaching;
 	return job->ended;
@@ -301,6 +302,7 @@ static void job_member_unwind(struct job_member *m)
 	raw_spin_lock_irq(&job->lock);
 	hlist_del(&m->link);
 	job->nr_processes--;
+	job->members_gone++;
 	job->spent.nr_processes--;
 	job->spent.nr_tasks -= m->nr_joined;
 	raw_spin_unlock_irq(&job->lock);

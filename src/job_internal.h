@@ -26,7 +26,7 @@ struct job_record;
 
 /*
  * CPU time is summed as the scheduler keeps it, and split into user and
- * system time only when reported (job_cputime()).
+ * system time only when reported (job_report()).
  */
 struct job_sums {
 	u64 runtime_ns;			/* precise */
@@ -71,7 +71,10 @@ struct job {
 	bool attaching;	/* an attach is under way: the job does not end */
 	int last_status;
 	struct job_sums spent;	/* used by tasks that left; counts of all */
-	u64 reported_utime_ns, reported_stime_ns;	/* see job_cputime() */
+	u32 members_gone;	/* members taken off processes, ever */
+	/* See job_report(). */
+	u64 reported_utime_ns, reported_stime_ns;
+	u64 reported_read_bytes, reported_write_bytes;
 	u32 kill_seq;
 	struct list_head kills;	/* killjids still sending */
 	struct mutex kill_lock;	/* one killjid sends at a time */

@@ -460,6 +460,7 @@ static struct {
 	atomic_long_t records_spared;	/* spares taken: see pn_spares */
 	atomic_long_t records_missed;	/* new threads', the spares gone */
 	atomic_long_t exits_in_hook;	/* ended by the hook: no exit work */
+	atomic_long_t exits_left_behind; /* threads counted at their end */
 	atomic_long_t exec_works;	/* queued: a subscriber has exec() */
 } pn_stats;
 
@@ -1867,19 +1868,30 @@ static struct pnotify_subscriber *pn_task_find_sub(struct pn_task *e,
 	return NULL;
 }
 
-/* Adds to @io what @task has read and written. */
+/*
+ * Adds to @io what @task has read and written: another thread's counts
+ * are read as they run, as /proc does.
+ */
 static void pn_io_add(struct pnotify_io *io, const struct task_struct *task)
 {
 #ifdef CONFIG_TASK_XACCT
-	io->rchar += task->ioac.rchar;
-	io->wchar += task->ioac.wchar;
+	io->rchar += data_race(READ_ONCE(task->ioac.rchar));
+	io->wchar += data_race(READ_ONCE(task->ioac.wchar));
 #endif
 }
 
+static void pn_io_fold(struct pnotify_io *io, const struct pnotify_io *more)
+{
+	io->rchar += more->rchar;
+	io->wchar += more->wchar;
+}
+
 /*
- * Adds to @io what the threads of @e's (locked) process whose exit hook
- * has not counted theirs (pn_task_ends_process()) have read and written:
- * its leader, until its hook ran, and the threads that hold a record.
+ * Adds to @io what the counted threads of @e's (locked) process whose exit
+ * hook has not counted theirs (pn_task_ends_process()) have read and
+ * written: its leader, until its hook ran, and the threads that hold a
+ * record.  A walk of its records: at a link, an unlink and an end that
+ * leaves threads behind.
  */
 static void pn_io_add_pending(struct pn_task *e, struct pnotify_io *io)
 {
@@ -2003,21 +2015,24 @@ static int pn_sub_link(struct pn_task *e, struct pnotify_subscriber *sub,
 	/* Read under the entry lock, which unregister's end loop takes. */
 	if (READ_ONCE(events->dying))
 		return -ENOENT;
-	if (old) {
-		pn_sub_unlink(e, old);
-		*replaced = old;
-	}
-	pn_sub_add(e, sub);
 	/*
 	 * Its I/O counts from now: what the threads did before, they add at
-	 * their exit all the same, and a replaced subscription has it.  (A
-	 * process whose end is claimed adds nothing more.)
+	 * their exit all the same, and a replaced subscription has it, from
+	 * the same reading.  (A process whose end is claimed adds nothing
+	 * more.)
 	 */
-	if (!test_bit(PN_EXIT_QUEUED, &e->flags)) {
+	if (old) {
+		before = old->io;
+		pn_sub_unlink(e, old);
+		before.rchar = old->io.rchar - before.rchar;
+		before.wchar = old->io.wchar - before.wchar;
+		*replaced = old;
+	} else if (!test_bit(PN_EXIT_QUEUED, &e->flags)) {
 		pn_io_add_pending(e, &before);
-		sub->io.rchar -= before.rchar;
-		sub->io.wchar -= before.wchar;
 	}
+	pn_sub_add(e, sub);
+	sub->io.rchar -= before.rchar;
+	sub->io.wchar -= before.wchar;
 	return 0;
 }
 
@@ -3168,18 +3183,21 @@ static int pn_process_status(struct task_struct *task)
  */
 static bool pn_task_ends_process(struct pn_task *e, struct task_struct *task)
 {
+	struct pnotify_io io = { 0 }, left = { 0 };
 	struct pnotify_subscriber *sub;
 	struct pn_task *rec = NULL;
-	bool ends;
+	bool ends, counted;
 
-	if (!test_bit(PN_EXIT_QUEUED, &e->flags))
-		hlist_for_each_entry(sub, &e->subs, task_link)
-			pn_io_add(&sub->io, task);
 	if (e->nr_records && task != e->task) {
 		rec = pn_kit_holder(e, task);
 		if (rec)
 			pn_record_unhash(e, rec);
 	}
+	/* Counted: in the set a link reads (pn_io_add_pending()). */
+	counted = task == e->task ? !test_bit(PN_LEADER_EXITED, &e->flags) :
+				    rec != NULL;
+	if (counted && !test_bit(PN_EXIT_QUEUED, &e->flags))
+		pn_io_add(&io, task);
 	if (!atomic_read(&task->signal->live))
 		set_bit(PN_LIVE_ZERO, &e->flags);
 	if (thread_group_leader(task))
@@ -3189,9 +3207,16 @@ static bool pn_task_ends_process(struct pn_task *e, struct task_struct *task)
 	       !test_and_set_bit(PN_EXIT_QUEUED, &e->flags);
 	if (ends) {
 		e->exit_status = pn_process_status(task);
-		hlist_for_each_entry(sub, &e->subs, task_link)
-			pn_io_add_pending(e, &sub->io);
+		if (unlikely(!list_empty(&e->records))) {
+			pn_io_add_pending(e, &left);
+			pn_io_fold(&io, &left);
+			atomic_long_add(e->nr_records,
+					&pn_stats.exits_left_behind);
+		}
 	}
+	if (io.rchar | io.wchar)
+		hlist_for_each_entry(sub, &e->subs, task_link)
+			pn_io_fold(&sub->io, &io);
 	if (rec)
 		pn_entry_let_go_atomic(rec);
 	return ends;
@@ -3316,22 +3341,43 @@ void pnotify_put_subscriber(struct pnotify_subscriber *sub)
 }
 EXPORT_SYMBOL_GPL(pnotify_put_subscriber);
 
+/*
+ * The counted threads that have not counted their I/O are read with the
+ * entry unlocked, as the hooks would choose them: its lock would keep
+ * interrupts off for a walk as long as the process's threads.  A thread
+ * that counts its own meanwhile may be missed, never counted twice: it is
+ * exiting already.
+ */
 int pnotify_task_io(struct task_struct *task, struct pnotify_events *events,
-		    struct pnotify_io *io)
+		    const void *data, struct pnotify_io *io)
 {
+	struct task_struct *leader = NULL, *t;
 	struct pnotify_subscriber *sub;
+	bool live = false;
 	struct pn_task *e;
 
-	e = pn_task_lock(task);
-	if (!e)
+	rcu_read_lock();
+	e = pn_task_lock_rcu(task, false);
+	if (!e) {
+		rcu_read_unlock();
 		return -ENOENT;
+	}
 	sub = pn_task_find_live(e, events, NULL);
+	if (sub && sub->data != data)
+		sub = NULL;
 	if (sub) {
 		*io = sub->io;
-		if (!test_bit(PN_EXIT_QUEUED, &e->flags))
-			pn_io_add_pending(e, io);
+		live = !test_bit(PN_EXIT_QUEUED, &e->flags);
+		if (!test_bit(PN_LEADER_EXITED, &e->flags))
+			leader = e->task;
 	}
 	pn_entry_unlock(e);
+	if (live)
+		for_each_thread(task, t)
+			if (!(READ_ONCE(t->flags) & PF_EXITING) &&
+			    (t == leader || pn_lookup(t)))
+				pn_io_add(io, t);
+	rcu_read_unlock();
 	return sub ? 0 : -ENOENT;
 }
 EXPORT_SYMBOL_GPL(pnotify_task_io);
@@ -3828,6 +3874,7 @@ void pn_core_show(struct seq_file *m)
 	pn_show_stat(m, forks_followed);
 	pn_show_stat(m, fork_failures);
 	pn_show_stat(m, exits_in_hook);
+	pn_show_stat(m, exits_left_behind);
 	pn_show_stat(m, exec_works);
 	pn_show_stat(m, kits_made);
 	pn_show_stat(m, refill_works);

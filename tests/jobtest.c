@@ -3850,6 +3850,7 @@ static void test_accounting_io_once(void)
 	const unsigned long long wr = 1100 + 2100 + 3100 +
 				      IO_ONCE_THREADS * 110;
 	bool straggle = false;
+	long left_behind = 0;
 	struct io_once *io;
 	pid_t creator, attached;
 
@@ -3871,7 +3872,7 @@ static void test_accounting_io_once(void)
 	if (!expect(io->phase == 1, "the job's creator did not do its I/O"))
 		goto out_creator;
 	expect_io(io->jid, rd, wr, "live job");
-	/* Its I/O before the attach is not the job's. */
+	/* Its I/O before its attach and after its detach is not the job's. */
 	attached = fork_flushed();
 	if (attached == 0) {
 		die_with_parent();
@@ -3880,13 +3881,21 @@ static void test_accounting_io_once(void)
 		while (job_getjid(getpid()) != io->jid)
 			sleep_ms(1);
 		io_once_do(io, 40, 50);
+		__atomic_store_n(&io->ready, -2, __ATOMIC_SEQ_CST);
+		while (job_getjid(getpid()) == io->jid)
+			sleep_ms(1);
+		io_once_do(io, 700, 700);
 		_exit(0);
 	}
 	poll_until(__atomic_load_n(&io->ready, __ATOMIC_SEQ_CST) == -1);
 	expect(job_attachpid(attached, io->jid) == io->jid,
 	       "job_attachpid: %m");
+	poll_until(__atomic_load_n(&io->ready, __ATOMIC_SEQ_CST) == -2);
+	expect_io(io->jid, rd + 40, wr + 50, "live job, a process attached");
+	expect(job_detachpid(attached) == io->jid, "job_detachpid: %m");
 	expect(exited_with(wait_for(attached), 0), "the attached process failed");
 	io->ready = 0;
+	left_behind = pnotify_stat("exits_left_behind");
 	straggle = access(STRAGGLE_KNOB, W_OK) == 0;
 	if (straggle)
 		expect(write_small_file(STRAGGLE_KNOB, STRAGGLE_US), "%s: %m",
@@ -3894,8 +3903,11 @@ static void test_accounting_io_once(void)
 	__atomic_store_n(&io->phase, 2, __ATOMIC_SEQ_CST);
 out_creator:
 	expect(exited_with(wait_for(creator), 0), "the job's creator failed");
-	if (straggle)
+	if (straggle) {
 		write_small_file(STRAGGLE_KNOB, "0");
+		expect(pnotify_stat("exits_left_behind") > left_behind,
+		       "no thread was left behind by the end of its process");
+	}
 	if (io->jid > 0) {
 		poll_until(job_getpidcnt(io->jid) < 0);
 		expect_io(io->jid, rd + 40 + IO_ONCE_LEFT * 10,
@@ -3944,8 +3956,8 @@ static void run_user_then_system(const struct job_leader *self, void *arg)
 	report_own_jid(self->report_fd);
 }
 
-static bool expect_cputime_kept(const struct job_acct *before,
-				const struct job_acct *now, const char *when)
+static bool expect_acct_kept(const struct job_acct *before,
+			     const struct job_acct *now, const char *when)
 {
 	return expect(now->utime_ns >= before->utime_ns &&
 		      now->stime_ns >= before->stime_ns,
@@ -3953,7 +3965,14 @@ static bool expect_cputime_kept(const struct job_acct *before,
 		      (unsigned long long)before->utime_ns,
 		      (unsigned long long)now->utime_ns,
 		      (unsigned long long)before->stime_ns,
-		      (unsigned long long)now->stime_ns);
+		      (unsigned long long)now->stime_ns) &&
+	       expect(now->read_bytes >= before->read_bytes &&
+		      now->write_bytes >= before->write_bytes,
+		      "%s: read %llu -> %llu, written %llu -> %llu bytes", when,
+		      (unsigned long long)before->read_bytes,
+		      (unsigned long long)now->read_bytes,
+		      (unsigned long long)before->write_bytes,
+		      (unsigned long long)now->write_bytes);
 }
 
 /*
@@ -3975,7 +3994,7 @@ static bool accounting_kept_in_a_job(void)
 		goto out;
 	for (int reads = 0; reads < 40; reads++) {
 		if (!expect(job_getacct(job.jid, &now) == 0, "job_getacct: %m") ||
-		    !expect_cputime_kept(&last, &now, "a live job's next read"))
+		    !expect_acct_kept(&last, &now, "a live job's next read"))
 			goto out;
 		last = now;
 		sleep_ms(5);
@@ -3983,7 +4002,7 @@ static bool accounting_kept_in_a_job(void)
 	release_leader(&job);
 	poll_until(job_getpidcnt(job.jid) < 0);
 	kept = expect(job_getacct(job.jid, &now) == 0, "job_getacct(ended job): %m") &&
-	       expect_cputime_kept(&last, &now, "the final record");
+	       expect_acct_kept(&last, &now, "the final record");
 out:
 	end_job(&job);
 	return kept;
@@ -3999,6 +4018,76 @@ static void test_accounting_monotonic(void)
 	for (int round = 0; round < 5; round++)
 		if (!accounting_kept_in_a_job())
 			return;
+}
+
+/*
+ * Body: a member that forks members that read 64 KiB, stay 30 ms and end,
+ * 30 ms apart, until the leader ends: each is read alive, then ends as a
+ * read goes on, none ending between that read and the one before.
+ */
+static void churn_io_members(const struct job_leader *self, void *arg)
+{
+	static char buf[1 << 16];
+	int fd = open("/dev/zero", O_RDONLY);
+
+	(void)arg;
+	if (fork_flushed() == 0) {
+		die_with_parent();
+		for (;;) {
+			pid_t member = fork();
+
+			if (member == 0) {
+				if (read(fd, buf, sizeof(buf)) < 0)
+					_exit(1);
+				sleep_ms(30);
+				_exit(0);
+			}
+			if (member < 0 || wait_for(member) != 0)
+				_exit(1);
+			sleep_ms(30);
+		}
+	}
+	close(fd);
+	report_own_jid(self->report_fd);
+}
+
+/* The test build's knob: a read sleeps between holding and reading. */
+#define DELAY_READ_KNOB	"/sys/module/job/parameters/test_delay_read_ms"
+
+/*
+ * Nor do its bytes read go back while members end as it is read: one
+ * that ends between the read's hold and its look at the member's I/O is
+ * in neither.  The test build holds each read 1 ms there.
+ */
+static void test_accounting_io_monotonic(void)
+{
+	bool delayed = access(DELAY_READ_KNOB, W_OK) == 0;
+	struct job_acct last = { 0 }, now;
+	struct job_leader job;
+	struct report done;
+
+	if (!start_job_ok(&job, churn_io_members, NULL))
+		return;
+	if (!receive_jid_report(&job, &done))
+		goto out;
+	if (delayed)
+		expect(write_small_file(DELAY_READ_KNOB, "1"), "%s: %m",
+		       DELAY_READ_KNOB);
+	for (int reads = 0; reads < 500; reads++) {
+		if (!expect(job_getacct(job.jid, &now) == 0, "job_getacct: %m") ||
+		    !expect_acct_kept(&last, &now, "a live job's next read"))
+			goto out;
+		last = now;
+	}
+	expect(last.read_bytes > 0, "no bytes read in 500 reads");
+	release_leader(&job);
+	poll_until(job_getpidcnt(job.jid) < 0);
+	if (expect(job_getacct(job.jid, &now) == 0, "job_getacct(ended job): %m"))
+		expect_acct_kept(&last, &now, "the final record");
+out:
+	if (delayed)
+		write_small_file(DELAY_READ_KNOB, "0");
+	end_job(&job);
 }
 
 /* --- permissions and bad input --- */
@@ -5484,6 +5573,7 @@ static const struct job_test tests[] = {
 	{ "accounting", .run = test_accounting },
 	{ "accounting never goes back", .run = test_accounting_monotonic },
 	{ "accounting counts I/O once", .run = test_accounting_io_once },
+	{ "accounting's I/O never goes back", .run = test_accounting_io_monotonic },
 	{ "an ended job's record once it is gone (test build)", .run = test_record_when_gone },
 	{ "unprivileged user", .run = test_unprivileged },
 	{ "owner's kill obeys kill(2) permissions", .run = test_owner_kill_permissions },
