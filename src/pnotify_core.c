@@ -1965,9 +1965,6 @@ static void pn_sub_unlinked(struct pn_task *e, struct pnotify_subscriber *sub)
 	sub->linked = false;
 	sub->threads_made = atomic_read(&e->nr_threads_made) -
 			    sub->threads_base;
-	/* An end counted the threads left (pn_task_ends_process()). */
-	if (!test_bit(PN_EXIT_QUEUED, &e->flags))
-		pn_io_add_pending(e, &sub->io);
 	if (test_bit(PN_EXIT_QUEUED, &e->flags))
 		sub->exit_status = e->exit_status;
 	else if (pn_process_exiting(e) &&
@@ -1981,6 +1978,9 @@ static void pn_sub_unlink(struct pn_task *e, struct pnotify_subscriber *sub)
 	struct pnotify_subscriber *other;
 
 	pn_sub_unlinked(e, sub);
+	/* An end counted the threads left (pn_task_ends_process()). */
+	if (!test_bit(PN_EXIT_QUEUED, &e->flags))
+		pn_io_add_pending(e, &sub->io);
 	hlist_del_init(&sub->task_link);
 	e->nr_subs--;
 	e->subs_room = 0;
@@ -2935,9 +2935,10 @@ EXPORT_SYMBOL_NS_GPL(pn_core_dispatch_exec, PNOTIFY_INTERNAL);
 /* ---- exit --------------------------------------------------------------- */
 
 /*
- * Unlinks every subscription of @e (locked) onto @ended, whence the caller
- * takes each off (pn_sub_take_ended()) and drops its link's reference once
- * unlocked.  Inline: in the exit hook, a call costs as much as the body.
+ * Unlinks every subscription of @e (locked), whose process's end is
+ * claimed (its I/O all counted), onto @ended, whence the caller takes each
+ * off (pn_sub_take_ended()) and drops its link's reference once unlocked.
+ * Inline: in the exit hook, a call costs as much as the body.
  */
 static __always_inline void pn_task_unlink_all(struct pn_task *e,
 					       struct hlist_head *ended)
@@ -3183,7 +3184,7 @@ static int pn_process_status(struct task_struct *task)
  */
 static bool pn_task_ends_process(struct pn_task *e, struct task_struct *task)
 {
-	struct pnotify_io io = { 0 }, left = { 0 };
+	struct pnotify_io io = { 0 };
 	struct pnotify_subscriber *sub;
 	struct pn_task *rec = NULL;
 	bool ends, counted;
@@ -3207,9 +3208,9 @@ static bool pn_task_ends_process(struct pn_task *e, struct task_struct *task)
 	       !test_and_set_bit(PN_EXIT_QUEUED, &e->flags);
 	if (ends) {
 		e->exit_status = pn_process_status(task);
+		/* Its leader's hook has run: only the records are read. */
 		if (unlikely(!list_empty(&e->records))) {
-			pn_io_add_pending(e, &left);
-			pn_io_fold(&io, &left);
+			pn_io_add_pending(e, &io);
 			atomic_long_add(e->nr_records,
 					&pn_stats.exits_left_behind);
 		}
