@@ -158,6 +158,7 @@ struct pnotify_subscriber {
 	bool linked;			/* to entry, under its lock */
 	bool called;			/* a call was ever queued */
 	bool holds_hooks;		/* prepared: holds them armed */
+	refcount_t ref;
 	struct list_head fork_link;	/* on the child's pending forks */
 	struct pnotify_subscriber *fork_parent;
 	struct list_head calls;		/* pnotify_call()s queued */
@@ -166,13 +167,12 @@ struct pnotify_subscriber {
 	/* The entry's thread count when linked, made since once unlinked. */
 	unsigned int threads_base, threads_made;
 	int exit_status;		/* see pnotify_exit_status() */
+	u32 room_bytes;			/* of room[], at least data_size */
 	/*
 	 * See pnotify_exit_io(); while linked, less what the threads had
 	 * done when it was linked (it may read as negative).
 	 */
 	struct pnotify_io io;
-	refcount_t ref;
-	size_t room_bytes;		/* of room[], at least data_size */
 	unsigned long long room[];	/* data_size bytes, when nonzero */
 };
 
@@ -217,10 +217,11 @@ pnotify_exit_io(const struct pnotify_subscriber *sub)
 
 /*
  * pnotify_exit_io() so far of @task's process's subscription to @events
- * whose data is @data, while it is linked: into @io, or -ENOENT.  The I/O
- * of a thread exiting meanwhile may be missed.  Process context, or any
- * context where no entry lock of pnotify's is held (not in a callback
- * that runs in a hook); it walks the process's threads under RCU.
+ * whose data is @data, while it is linked: into @io, or -ENOENT, or
+ * -EAGAIN when its threads kept exiting as it read them (a few times).
+ * Process context, or any context where no entry lock of pnotify's is
+ * held (not in a callback that runs in a hook); it walks the process's
+ * threads under RCU.
  */
 int pnotify_task_io(struct task_struct *task, struct pnotify_events *events,
 		    const void *data, struct pnotify_io *io);

@@ -275,8 +275,9 @@ static bool job_sums_add_held(struct job_sums *sums, struct job_held *held,
  * A job's accounting so far: what its members used is read unlocked, from
  * the job's sums of those gone and the members then held.  A member that
  * leaves meanwhile adds to the sums too late for the read, and one held
- * as it leaves or joins has no I/O to read: the read is made again, a
- * few times at most.
+ * as it leaves or joins (or whose threads keep exiting) has no I/O to
+ * read: the read is made again, a little later, a few times at most.
+ * Without memory for another, the last one stands.
  */
 static int job_read_acct(struct job *job, struct job_acct *acct)
 {
@@ -288,10 +289,15 @@ static int job_read_acct(struct job *job, struct job_acct *acct)
 
 	memset(acct, 0, sizeof(*acct));
 	do {
+		if (tries)
+			usleep_range(100, 200);
 		held = job_lock_with_room(job, &job->nr_processes, UINT_MAX,
 					  sizeof(*held), &cap);
-		if (!held)
-			return -ENOMEM;
+		if (!held) {
+			if (!tries)
+				return -ENOMEM;
+			break;
+		}
 		sums = job->spent;
 		gone = job->members_gone;
 		n = 0;

@@ -122,6 +122,11 @@ struct pn_task {
 	 */
 	unsigned int nr_attaching;
 	unsigned int attach_nr;
+	/*
+	 * Under lock: moves as a thread of the process counts its I/O or
+	 * changes place in the set that has not (pnotify_task_io()).
+	 */
+	unsigned int io_gen;
 	size_t attach_room;
 	int exit_status;		/* once the process ended: wait()'s */
 	raw_spinlock_t lock;		/* taken with interrupts off */
@@ -341,6 +346,18 @@ static void pn_test_spin_us(unsigned int us)
 		cpu_relax();
 }
 
+/*
+ * A thread that leaves others not exiting yet spins: the last two of an
+ * exit_group() exit together, and the second ends the process with the
+ * first left behind.  (The one ending it must not spin: with preemption
+ * off in the hook, two spinning threads hold both CPUs of a small VM.)
+ */
+static void pn_test_straggle(struct task_struct *task)
+{
+	if (atomic_read(&task->signal->live))
+		pn_test_spin(straggle);
+}
+
 static bool pn_test_unloading;
 static bool pn_test_unload_drained;
 static DECLARE_WAIT_QUEUE_HEAD(pn_test_unload_wq);
@@ -438,6 +455,7 @@ static void pn_test_build_says_so(void)
 #define pn_test_sleep(name) do { } while (0)
 #define pn_test_refill_sleep() do { } while (0)
 #define pn_test_spin(name) do { } while (0)
+static inline void pn_test_straggle(struct task_struct *task) { }
 static inline void pn_test_work_end(void) { }
 static inline void pn_test_show(struct seq_file *m) { }
 static inline void pn_test_work_return(void) { }
@@ -1625,6 +1643,7 @@ static struct task_struct *pn_task_rebind(struct pn_task *e,
 	get_task_struct(task);
 	e->task = task;
 	clear_bit(PN_LEADER_EXITED, &e->flags);
+	e->io_gen++;
 	if (rec)
 		pn_entry_let_go_atomic(rec);
 	return old;
@@ -3197,6 +3216,7 @@ static bool pn_task_ends_process(struct pn_task *e, struct task_struct *task)
 	/* Counted: in the set a link reads (pn_io_add_pending()). */
 	counted = task == e->task ? !test_bit(PN_LEADER_EXITED, &e->flags) :
 				    rec != NULL;
+	e->io_gen++;
 	if (counted && !test_bit(PN_EXIT_QUEUED, &e->flags))
 		pn_io_add(&io, task);
 	if (!atomic_read(&task->signal->live))
@@ -3227,9 +3247,7 @@ void pn_core_exit(struct task_struct *task)
 {
 	struct pn_task *e;
 
-	/* Others end the process meanwhile: this thread is left behind. */
-	if (atomic_read(&task->signal->live))
-		pn_test_spin(straggle);
+	pn_test_straggle(task);
 	/*
 	 * Pairs with pn_sub_link(): the decrement of signal->live, a full
 	 * barrier, is made; now look.  And with pn_record_add(): PF_EXITING
@@ -3342,44 +3360,59 @@ void pnotify_put_subscriber(struct pnotify_subscriber *sub)
 }
 EXPORT_SYMBOL_GPL(pnotify_put_subscriber);
 
+/* Reads of a live process's I/O that may be retried (pnotify_task_io()). */
+#define PN_IO_TRIES 4
+
 /*
  * The counted threads that have not counted their I/O are read with the
- * entry unlocked, as the hooks would choose them: its lock would keep
- * interrupts off for a walk as long as the process's threads.  A thread
- * that counts its own meanwhile may be missed, never counted twice: it is
- * exiting already.
+ * entry unlocked, as the hooks would choose them (exiting or not): its
+ * lock would keep interrupts off for a walk as long as the process's
+ * threads.  The set is the one the subscription's sum left out if no
+ * thread counted its own or changed place meanwhile (e->io_gen): else the
+ * read is made again, a few times at most.
  */
 int pnotify_task_io(struct task_struct *task, struct pnotify_events *events,
 		    const void *data, struct pnotify_io *io)
 {
-	struct task_struct *leader = NULL, *t;
 	struct pnotify_subscriber *sub;
-	bool live = false;
+	struct task_struct *leader, *t;
+	unsigned int tries, gen;
+	int err = -EAGAIN;
 	struct pn_task *e;
+	bool done;
 
 	rcu_read_lock();
-	e = pn_task_lock_rcu(task, false);
-	if (!e) {
-		rcu_read_unlock();
-		return -ENOENT;
-	}
-	sub = pn_task_find_live(e, events, NULL);
-	if (sub && sub->data != data)
-		sub = NULL;
-	if (sub) {
+	for (tries = 0; tries < PN_IO_TRIES; tries++) {
+		e = pn_task_lock_rcu(task, false);
+		sub = e ? pn_task_find_live(e, events, NULL) : NULL;
+		if (!sub || sub->data != data) {
+			if (e)
+				pn_entry_unlock(e);
+			err = -ENOENT;
+			break;
+		}
 		*io = sub->io;
-		live = !test_bit(PN_EXIT_QUEUED, &e->flags);
-		if (!test_bit(PN_LEADER_EXITED, &e->flags))
-			leader = e->task;
+		/* Once the end is claimed, the sum is whole. */
+		done = test_bit(PN_EXIT_QUEUED, &e->flags);
+		leader = test_bit(PN_LEADER_EXITED, &e->flags) ? NULL : e->task;
+		gen = e->io_gen;
+		pn_entry_unlock(e);
+		if (!done) {
+			for_each_thread(task, t)
+				if (t == leader || pn_lookup(t))
+					pn_io_add(io, t);
+			/* Freed only after a grace period: dead or not. */
+			pn_entry_lock(e);
+			done = e->io_gen == gen;
+			pn_entry_unlock(e);
+		}
+		if (done) {
+			err = 0;
+			break;
+		}
 	}
-	pn_entry_unlock(e);
-	if (live)
-		for_each_thread(task, t)
-			if (!(READ_ONCE(t->flags) & PF_EXITING) &&
-			    (t == leader || pn_lookup(t)))
-				pn_io_add(io, t);
 	rcu_read_unlock();
-	return sub ? 0 : -ENOENT;
+	return err;
 }
 EXPORT_SYMBOL_GPL(pnotify_task_io);
 

@@ -3733,6 +3733,8 @@ struct io_once {
 	jid_t jid;
 	int phase;		/* 1: the creator waits; 2: it may end */
 	int ready;		/* threads that did their I/O */
+	int worker_ends;	/* the attached process's worker may end */
+	pid_t worker;		/* its tid */
 	int zero, null;		/* /dev/zero and /dev/null */
 };
 
@@ -3747,7 +3749,34 @@ enum {
  * behind by the one that ends the process.
  */
 #define STRAGGLE_KNOB	"/sys/module/pnotify/parameters/test_delay_straggle_us"
-#define STRAGGLE_US	"20000"
+#define STRAGGLE_US	"50000"
+#define HELD_EXITING_US	"500000"
+
+static void io_once_free(struct io_once *io)
+{
+	if (io->zero >= 0)
+		close(io->zero);
+	if (io->null >= 0)
+		close(io->null);
+	munmap(io, sizeof(*io));
+}
+
+/* Shared memory for a job's members, with /dev/zero and /dev/null open. */
+static struct io_once *io_once_new(void)
+{
+	struct io_once *io = mmap(NULL, sizeof(*io), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (!expect(io != MAP_FAILED, "mmap: %m"))
+		return NULL;
+	memset(io, 0, sizeof(*io));
+	io->zero = open("/dev/zero", O_RDONLY);
+	io->null = open("/dev/null", O_WRONLY);
+	if (expect(io->zero >= 0 && io->null >= 0, "open: %m"))
+		return io;
+	io_once_free(io);
+	return NULL;
+}
 
 /* Reads @rd bytes and writes @wr: rchar and wchar move by that much. */
 static void io_once_do(const struct io_once *io, size_t rd, size_t wr)
@@ -3772,6 +3801,63 @@ static void *io_once_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * The attached process's worker: its I/O, before the attach, is more than
+ * the job's, so that a read that took it off and did not add it back
+ * would come out below zero.
+ */
+static void *io_once_worker(void *arg)
+{
+	struct io_once *io = arg;
+
+	for (int i = 0; i < 16; i++)
+		io_once_do(io, 4096, 4096);
+	__atomic_store_n(&io->worker, gettid(), __ATOMIC_SEQ_CST);
+	io_once_wait(&io->worker_ends, 1);
+	return NULL;
+}
+
+/* Whether the thread @tid of @pid is exiting (PF_EXITING), not yet gone. */
+static bool thread_exiting(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512], *paren;
+	unsigned int flags = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f) || !(paren = strrchr(buf, ')')) ||
+	    sscanf(paren + 2, "%*c %*d %*d %*d %*d %*d %u", &flags) != 1)
+		flags = 0;
+	fclose(f);
+	return flags & 0x4;	/* PF_EXITING */
+}
+
+/*
+ * A process attached to the job, then detached: its I/O and its worker's
+ * before the attach, and its own after the detach, are not the job's.
+ */
+static void io_once_attached(struct io_once *io)
+{
+	pthread_t worker;
+
+	if (pthread_create(&worker, NULL, io_once_worker, io))
+		_exit(96);
+	io_once_do(io, 500, 500);
+	io_once_wait(&io->worker, 1);
+	__atomic_store_n(&io->ready, -1, __ATOMIC_SEQ_CST);
+	while (job_getjid(getpid()) != io->jid)
+		sleep_ms(1);
+	io_once_do(io, 40, 50);
+	__atomic_store_n(&io->ready, -2, __ATOMIC_SEQ_CST);
+	while (job_getjid(getpid()) == io->jid)
+		sleep_ms(1);
+	io_once_do(io, 700, 700);
+	_exit(0);
+}
+
 static void *io_once_left(void *arg)
 {
 	struct io_once *io = arg;
@@ -3783,6 +3869,18 @@ static void *io_once_left(void *arg)
 	return NULL;
 }
 
+/* Ends the process with IO_ONCE_LEFT threads that did their I/O running. */
+static void io_once_exit_group(struct io_once *io)
+{
+	pthread_t left;
+
+	for (int i = 0; i < IO_ONCE_LEFT; i++)
+		if (pthread_create(&left, NULL, io_once_left, io))
+			_exit(96);
+	io_once_wait(&io->ready, IO_ONCE_LEFT);
+	_exit(0);
+}
+
 /*
  * The job's creator: its own I/O, a child's that waits for a grandchild
  * (each waited-for process's I/O is in its parent's /proc/PID/io: the
@@ -3791,7 +3889,7 @@ static void *io_once_left(void *arg)
  */
 static void io_once_creator(struct io_once *io)
 {
-	pthread_t threads[IO_ONCE_THREADS], left;
+	pthread_t threads[IO_ONCE_THREADS];
 	pid_t child;
 
 	io->jid = job_create(0, 0, 0);
@@ -3817,11 +3915,7 @@ static void io_once_creator(struct io_once *io)
 		pthread_join(threads[i], NULL);
 	__atomic_store_n(&io->phase, 1, __ATOMIC_SEQ_CST);
 	io_once_wait(&io->phase, 2);
-	for (int i = 0; i < IO_ONCE_LEFT; i++)
-		if (pthread_create(&left, NULL, io_once_left, io))
-			_exit(96);
-	io_once_wait(&io->ready, IO_ONCE_LEFT);
-	_exit(0);
+	io_once_exit_group(io);
 }
 
 static bool expect_io(jid_t jid, unsigned long long rd, unsigned long long wr,
@@ -3850,19 +3944,12 @@ static void test_accounting_io_once(void)
 	const unsigned long long wr = 1100 + 2100 + 3100 +
 				      IO_ONCE_THREADS * 110;
 	bool straggle = false;
-	long left_behind = 0;
 	struct io_once *io;
 	pid_t creator, attached;
 
-	io = mmap(NULL, sizeof(*io), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (!expect(io != MAP_FAILED, "mmap: %m"))
+	io = io_once_new();
+	if (!io)
 		return;
-	memset(io, 0, sizeof(*io));
-	io->zero = open("/dev/zero", O_RDONLY);
-	io->null = open("/dev/null", O_WRONLY);
-	if (!expect(io->zero >= 0 && io->null >= 0, "open: %m"))
-		goto out;
 	creator = fork_flushed();
 	if (creator == 0) {
 		die_with_parent();
@@ -3872,53 +3959,108 @@ static void test_accounting_io_once(void)
 	if (!expect(io->phase == 1, "the job's creator did not do its I/O"))
 		goto out_creator;
 	expect_io(io->jid, rd, wr, "live job");
-	/* Its I/O before its attach and after its detach is not the job's. */
 	attached = fork_flushed();
 	if (attached == 0) {
 		die_with_parent();
-		io_once_do(io, 500, 500);
-		__atomic_store_n(&io->ready, -1, __ATOMIC_SEQ_CST);
-		while (job_getjid(getpid()) != io->jid)
-			sleep_ms(1);
-		io_once_do(io, 40, 50);
-		__atomic_store_n(&io->ready, -2, __ATOMIC_SEQ_CST);
-		while (job_getjid(getpid()) == io->jid)
-			sleep_ms(1);
-		io_once_do(io, 700, 700);
-		_exit(0);
+		io_once_attached(io);
 	}
 	poll_until(__atomic_load_n(&io->ready, __ATOMIC_SEQ_CST) == -1);
-	expect(job_attachpid(attached, io->jid) == io->jid,
-	       "job_attachpid: %m");
+	if (!expect(job_attachpid(attached, io->jid) == io->jid,
+		    "job_attachpid: %m")) {
+		kill(attached, SIGKILL);
+		wait_for(attached);
+		goto out_creator;
+	}
 	poll_until(__atomic_load_n(&io->ready, __ATOMIC_SEQ_CST) == -2);
 	expect_io(io->jid, rd + 40, wr + 50, "live job, a process attached");
+	/*
+	 * The test build holds the worker in its exit hook, exiting, with
+	 * its I/O before the attach taken off the job's: read meanwhile.
+	 */
+	straggle = access(STRAGGLE_KNOB, W_OK) == 0;
+	if (straggle)
+		expect(write_small_file(STRAGGLE_KNOB, HELD_EXITING_US), "%s: %m",
+		       STRAGGLE_KNOB);
+	__atomic_store_n(&io->worker_ends, 1, __ATOMIC_SEQ_CST);
+	if (straggle)
+		poll_until(thread_exiting(attached, io->worker));
+	expect_io(io->jid, rd + 40, wr + 50, "live job, a worker exiting");
+	if (straggle) {
+		expect(thread_exiting(attached, io->worker),
+		       "the worker was not held exiting as the job was read");
+		write_small_file(STRAGGLE_KNOB, "0");
+	}
 	expect(job_detachpid(attached) == io->jid, "job_detachpid: %m");
 	expect(exited_with(wait_for(attached), 0), "the attached process failed");
 	io->ready = 0;
-	left_behind = pnotify_stat("exits_left_behind");
-	straggle = access(STRAGGLE_KNOB, W_OK) == 0;
-	if (straggle)
-		expect(write_small_file(STRAGGLE_KNOB, STRAGGLE_US), "%s: %m",
-		       STRAGGLE_KNOB);
 	__atomic_store_n(&io->phase, 2, __ATOMIC_SEQ_CST);
 out_creator:
+	if (io->phase != 2)
+		kill(creator, SIGKILL);
 	expect(exited_with(wait_for(creator), 0), "the job's creator failed");
-	if (straggle) {
+	if (straggle)
 		write_small_file(STRAGGLE_KNOB, "0");
-		expect(pnotify_stat("exits_left_behind") > left_behind,
-		       "no thread was left behind by the end of its process");
-	}
 	if (io->jid > 0) {
 		poll_until(job_getpidcnt(io->jid) < 0);
 		expect_io(io->jid, rd + 40 + IO_ONCE_LEFT * 10,
 			  wr + 50 + IO_ONCE_LEFT * 20, "ended job");
 	}
-out:
-	if (io->zero >= 0)
-		close(io->zero);
-	if (io->null >= 0)
-		close(io->null);
-	munmap(io, sizeof(*io));
+	io_once_free(io);
+}
+
+/* An exit_group() in a job of its own: the job's I/O is its threads'. */
+static void io_once_left_behind_round(struct io_once *io)
+{
+	pid_t process;
+
+	io->jid = 0;
+	io->ready = 0;
+	process = fork_flushed();
+	if (process == 0) {
+		die_with_parent();
+		io->jid = job_create(0, 0, 0);
+		if (io->jid <= 0)
+			_exit(98);
+		io_once_exit_group(io);
+	}
+	expect(exited_with(wait_for(process), 0), "the job's process failed");
+	if (io->jid > 0) {
+		poll_until(job_getpidcnt(io->jid) < 0);
+		expect_io(io->jid, IO_ONCE_LEFT * 10, IO_ONCE_LEFT * 20,
+			  "ended job");
+	}
+}
+
+#define LEFT_BEHIND_ROUNDS 20
+
+/*
+ * The threads an exit_group() ends with the one that ends the process,
+ * left behind in their exit hook by the test build, count their I/O at
+ * that end (/proc/pnotify's exits_left_behind); it may take a few rounds.
+ */
+static void test_accounting_io_left_behind(void)
+{
+	long before = pnotify_stat("exits_left_behind");
+	struct io_once *io;
+	int round;
+
+	if (access(STRAGGLE_KNOB, W_OK) != 0) {
+		note("skipped: needs the test build (%s)", STRAGGLE_KNOB);
+		return;
+	}
+	io = io_once_new();
+	if (!io)
+		return;
+	if (expect(write_small_file(STRAGGLE_KNOB, STRAGGLE_US), "%s: %m",
+		   STRAGGLE_KNOB)) {
+		for (round = 0; round < LEFT_BEHIND_ROUNDS &&
+		     pnotify_stat("exits_left_behind") == before; round++)
+			io_once_left_behind_round(io);
+		write_small_file(STRAGGLE_KNOB, "0");
+		expect(pnotify_stat("exits_left_behind") > before,
+		       "no thread was left behind in %d rounds", round);
+	}
+	io_once_free(io);
 }
 
 /* Uses CPU time in the kernel until killed. */
@@ -4055,9 +4197,28 @@ static void churn_io_members(const struct job_leader *self, void *arg)
 #define DELAY_READ_KNOB	"/sys/module/job/parameters/test_delay_read_ms"
 
 /*
+ * @acct's bytes read are at most 64 KiB for each process that joined a job
+ * of churn_io_members() but the leader and the forker; for @ended, at
+ * least that for all but the last, which the end may cut short.
+ */
+static bool expect_churned_io(const struct job_acct *acct, bool ended,
+			      const char *when)
+{
+	unsigned long long most = (acct->nr_processes - 2) << 16;
+	unsigned long long least = ended && most ? most - (1 << 16) : 0;
+
+	return expect(acct->nr_processes >= 2 && acct->read_bytes <= most &&
+		      acct->read_bytes >= least,
+		      "%s: read %llu bytes in %llu processes, want %llu to %llu",
+		      when, (unsigned long long)acct->read_bytes,
+		      (unsigned long long)acct->nr_processes, least, most);
+}
+
+/*
  * Nor do its bytes read go back while members end as it is read: one
  * that ends between the read's hold and its look at the member's I/O is
- * in neither.  The test build holds each read 1 ms there.
+ * in neither.  The test build holds each read 1 ms there.  Nor are they
+ * ever more than the members read, and at the end just that.
  */
 static void test_accounting_io_monotonic(void)
 {
@@ -4075,15 +4236,17 @@ static void test_accounting_io_monotonic(void)
 		       DELAY_READ_KNOB);
 	for (int reads = 0; reads < 500; reads++) {
 		if (!expect(job_getacct(job.jid, &now) == 0, "job_getacct: %m") ||
-		    !expect_acct_kept(&last, &now, "a live job's next read"))
+		    !expect_acct_kept(&last, &now, "a live job's next read") ||
+		    !expect_churned_io(&now, false, "a live job's read"))
 			goto out;
 		last = now;
 	}
 	expect(last.read_bytes > 0, "no bytes read in 500 reads");
 	release_leader(&job);
 	poll_until(job_getpidcnt(job.jid) < 0);
-	if (expect(job_getacct(job.jid, &now) == 0, "job_getacct(ended job): %m"))
-		expect_acct_kept(&last, &now, "the final record");
+	if (expect(job_getacct(job.jid, &now) == 0, "job_getacct(ended job): %m") &&
+	    expect_acct_kept(&last, &now, "the final record"))
+		expect_churned_io(&now, true, "the final record");
 out:
 	if (delayed)
 		write_small_file(DELAY_READ_KNOB, "0");
@@ -5574,6 +5737,7 @@ static const struct job_test tests[] = {
 	{ "accounting", .run = test_accounting },
 	{ "accounting never goes back", .run = test_accounting_monotonic },
 	{ "accounting counts I/O once", .run = test_accounting_io_once },
+	{ "accounting counts threads left behind", .run = test_accounting_io_left_behind },
 	{ "accounting's I/O never goes back", .run = test_accounting_io_monotonic },
 	{ "an ended job's record once it is gone (test build)", .run = test_record_when_gone },
 	{ "unprivileged user", .run = test_unprivileged },
