@@ -206,8 +206,10 @@ static inline int pnotify_exit_status(const struct pnotify_subscriber *sub)
  * process's own sum (/proc/PID/io), it has no part of the children it
  * waited for: a subscriber that follows them too counts each once.  Its
  * threads without a record (pnotify_core.c: kernel workers, and threads
- * made without memory for one) are not counted.  Nor may be the account
- * record that BSD process accounting writes as the process ends.
+ * made without memory for one) are not counted, and one that gets its
+ * record only after the link (for want of memory then) counts from its
+ * birth.  Nor may the account record that BSD process accounting writes
+ * as the process ends be counted.
  */
 static inline const struct pnotify_io *
 pnotify_exit_io(const struct pnotify_subscriber *sub)

@@ -610,10 +610,15 @@ static struct task_struct *pn_task_leader(struct task_struct *task)
  */
 static inline void pn_entry_unbind(struct pn_task *e)
 {
-	put_task_struct(e->task);
-	/* RCU readers of the table compare it: see pn_lookup(). */
+	struct task_struct *task = e->task;
+
+	/*
+	 * RCU readers of the table compare it (pn_lookup()): cleared before
+	 * the put that may free the task, whose address a new one may take.
+	 */
 	WRITE_ONCE(e->key, NULL);
 	WRITE_ONCE(e->task, NULL);
+	put_task_struct(task);
 	atomic_long_dec(&pn_stats.tasks);
 	pn_hooks_put();
 }
@@ -1403,6 +1408,8 @@ static struct pn_task *pn_task_unhash(struct pn_task *e)
 	list_for_each_entry(rec, &e->records, records)
 		pn_entry_unhash(rec, &kits);
 	e->nr_records = 0;
+	/* Its records no longer found: see pnotify_task_io(). */
+	e->io_gen++;
 	return kits;
 }
 
@@ -1490,6 +1497,8 @@ static bool pn_record_add(struct pn_task *e, struct pn_task *rec)
 	smp_mb();
 	if (READ_ONCE(rec->task->flags) & PF_EXITING) {
 		pn_entry_unhash(rec, &rec->dead_kits);
+		/* A read of its I/O may have found it meanwhile. */
+		e->io_gen++;
 		atomic_long_inc(&pn_stats.records_refused);
 		return false;
 	}
@@ -1899,10 +1908,25 @@ static void pn_io_add(struct pnotify_io *io, const struct task_struct *task)
 #endif
 }
 
-static void pn_io_fold(struct pnotify_io *io, const struct pnotify_io *more)
+/* Whether @task, exiting, has read or written nothing: most never do. */
+static bool pn_io_none(const struct task_struct *task)
 {
-	io->rchar += more->rchar;
-	io->wchar += more->wchar;
+#ifdef CONFIG_TASK_XACCT
+	return !(task->ioac.rchar | task->ioac.wchar);
+#else
+	return true;
+#endif
+}
+
+/* Adds @io to every subscription of @e (locked). */
+static void pn_subs_add_io(struct pn_task *e, const struct pnotify_io *io)
+{
+	struct pnotify_subscriber *sub;
+
+	hlist_for_each_entry(sub, &e->subs, task_link) {
+		sub->io.rchar += io->rchar;
+		sub->io.wchar += io->wchar;
+	}
 }
 
 /*
@@ -3204,21 +3228,21 @@ static int pn_process_status(struct task_struct *task)
 static bool pn_task_ends_process(struct pn_task *e, struct task_struct *task)
 {
 	struct pnotify_io io = { 0 };
-	struct pnotify_subscriber *sub;
 	struct pn_task *rec = NULL;
-	bool ends, counted;
+	bool ends;
 
 	if (e->nr_records && task != e->task) {
 		rec = pn_kit_holder(e, task);
 		if (rec)
 			pn_record_unhash(e, rec);
 	}
-	/* Counted: in the set a link reads (pn_io_add_pending()). */
-	counted = task == e->task ? !test_bit(PN_LEADER_EXITED, &e->flags) :
-				    rec != NULL;
 	e->io_gen++;
-	if (counted && !test_bit(PN_EXIT_QUEUED, &e->flags))
+	/* Counted: in the set a link reads (pn_io_add_pending()). */
+	if (!pn_io_none(task) && !test_bit(PN_EXIT_QUEUED, &e->flags) &&
+	    (task == e->task ? !test_bit(PN_LEADER_EXITED, &e->flags) : !!rec)) {
 		pn_io_add(&io, task);
+		pn_subs_add_io(e, &io);
+	}
 	if (!atomic_read(&task->signal->live))
 		set_bit(PN_LIVE_ZERO, &e->flags);
 	if (thread_group_leader(task))
@@ -3230,14 +3254,14 @@ static bool pn_task_ends_process(struct pn_task *e, struct task_struct *task)
 		e->exit_status = pn_process_status(task);
 		/* Its leader's hook has run: only the records are read. */
 		if (unlikely(!list_empty(&e->records))) {
+			io.rchar = 0;
+			io.wchar = 0;
 			pn_io_add_pending(e, &io);
+			pn_subs_add_io(e, &io);
 			atomic_long_add(e->nr_records,
 					&pn_stats.exits_left_behind);
 		}
 	}
-	if (io.rchar | io.wchar)
-		hlist_for_each_entry(sub, &e->subs, task_link)
-			pn_io_fold(&sub->io, &io);
 	if (rec)
 		pn_entry_let_go_atomic(rec);
 	return ends;
@@ -3360,8 +3384,12 @@ void pnotify_put_subscriber(struct pnotify_subscriber *sub)
 }
 EXPORT_SYMBOL_GPL(pnotify_put_subscriber);
 
-/* Reads of a live process's I/O that may be retried (pnotify_task_io()). */
+/*
+ * Reads of a live process's I/O that may be retried (pnotify_task_io()),
+ * and the most records its last may walk under the entry lock.
+ */
 #define PN_IO_TRIES 4
+#define PN_IO_LOCKED_RECORDS 64
 
 /*
  * The counted threads that have not counted their I/O are read with the
@@ -3369,7 +3397,8 @@ EXPORT_SYMBOL_GPL(pnotify_put_subscriber);
  * lock would keep interrupts off for a walk as long as the process's
  * threads.  The set is the one the subscription's sum left out if no
  * thread counted its own or changed place meanwhile (e->io_gen): else the
- * read is made again, a few times at most.
+ * read is made again, a few times at most, the last under the lock if the
+ * process has few threads.
  */
 int pnotify_task_io(struct task_struct *task, struct pnotify_events *events,
 		    const void *data, struct pnotify_io *io)
@@ -3394,6 +3423,11 @@ int pnotify_task_io(struct task_struct *task, struct pnotify_events *events,
 		*io = sub->io;
 		/* Once the end is claimed, the sum is whole. */
 		done = test_bit(PN_EXIT_QUEUED, &e->flags);
+		if (!done && tries == PN_IO_TRIES - 1 &&
+		    e->nr_records <= PN_IO_LOCKED_RECORDS) {
+			pn_io_add_pending(e, io);
+			done = true;
+		}
 		leader = test_bit(PN_LEADER_EXITED, &e->flags) ? NULL : e->task;
 		gen = e->io_gen;
 		pn_entry_unlock(e);

@@ -3990,7 +3990,8 @@ static void test_accounting_io_once(void)
 		       "the worker was not held exiting as the job was read");
 		write_small_file(STRAGGLE_KNOB, "0");
 	}
-	expect(job_detachpid(attached) == io->jid, "job_detachpid: %m");
+	if (!expect(job_detachpid(attached) == io->jid, "job_detachpid: %m"))
+		kill(attached, SIGKILL);
 	expect(exited_with(wait_for(attached), 0), "the attached process failed");
 	io->ready = 0;
 	__atomic_store_n(&io->phase, 2, __ATOMIC_SEQ_CST);
