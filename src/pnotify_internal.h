@@ -26,9 +26,14 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child);
 void pn_core_exec(struct task_struct *task);
 void pn_core_exit(struct task_struct *task);
 
-/* attach_pid()'s direct call, in pnotify_fork_tramp.S, and what it calls. */
+/*
+ * The direct calls of attach_pid() and setup_new_exec(), in
+ * pnotify_tramp.S, and what they call.
+ */
 void pn_fork_tramp(void);
 void pn_fork_direct_call(struct task_struct *child);
+void pn_exec_tramp(void);
+void pn_exec_direct_call(void);
 
 /*
  * Holds on the hooks keep them armed: one per subscription prepared and

@@ -12,12 +12,12 @@
  * only to find each function's ftrace site in vmlinux (a module's function
  * of the same name, a livepatch's copy, is not hooked).
  *
- * attach_pid() itself gets a direct call where ftrace has them (x86-64,
- * from 6.0: see wrapper/ftrace.h): its site calls pnotify_fork_tramp.S,
- * which returns at once from the three calls a fork makes for other pid
- * types, with no ftrace trampoline and no callback.  ftrace allows one
- * direct call on a function: while another holds it (a BPF trampoline),
- * attach_pid() joins the ops.
+ * Both functions get a direct call where ftrace has them (x86-64, from
+ * 6.0: see wrapper/ftrace.h): the site calls pnotify_tramp.S, which calls
+ * the hook with no ftrace trampoline and no callback, and for attach_pid()
+ * returns at once from the three calls a fork makes for other pid types.
+ * ftrace allows one direct call on a function: while another holds it (a
+ * BPF trampoline), the function joins the ops.
  *
  * The handlers run the core with preemption disabled, on PREEMPT_RT too,
  * whatever the hooked function's caller holds: the core may take only raw
@@ -76,15 +76,23 @@ void notrace pn_fork_direct_call(struct task_struct *child)
 	pn_hook_fork(child);
 	preempt_enable_notrace();
 }
-static_assert(PIDTYPE_PID == 0, "pnotify_fork_tramp.S tests the type for 0");
+static_assert(PIDTYPE_PID == 0, "pnotify_tramp.S tests the type for 0");
 
 /*
  * setup_new_exec(bprm): called by every binary format once exec is past
  * its point of no return, in the exec'ing task.  Only queues a task work.
  */
-static void notrace pn_hook_exec(struct pn_ftrace_regs *regs)
+static void notrace pn_hook_exec(void)
 {
 	pn_core_exec(current);
+}
+
+/* From pn_exec_tramp, as pn_fork_direct_call() from pn_fork_tramp. */
+void notrace pn_exec_direct_call(void)
+{
+	preempt_disable_notrace();
+	pn_hook_exec();
+	preempt_enable_notrace();
 }
 
 /*
@@ -113,8 +121,9 @@ static struct ftrace_ops pn_ops = {
 	.flags = PN_FTRACE_OPS_FLAGS,
 };
 
-/* attach_pid()'s direct call's. */
+/* The direct calls': ftrace gives an ops one trampoline. */
 static struct ftrace_ops pn_fork_direct_ops = PN_FTRACE_DIRECT_OPS;
+static struct ftrace_ops pn_exec_direct_ops = PN_FTRACE_DIRECT_OPS;
 
 static struct pn_hook {
 	const char *name;	/* of the tracepoint, or of the function */
@@ -124,14 +133,21 @@ static struct pn_hook {
 	struct ftrace_ops *direct_ops;
 	struct tracepoint *tp;	/* found at load */
 	unsigned long site;	/* a function's ftrace site, found at load */
-	/* Under pn_arm_lock: whether the direct call, or ops, hooks it. */
+	/*
+	 * Under pn_arm_lock: whether the direct call hooks it, whether ops
+	 * does instead (the direct call refused), and whether it is on ops'
+	 * notrace list.
+	 */
 	bool direct_on;
 	bool in_ops;
+	bool muted;
 } pn_hooks[PN_NR_HOOKS] __read_mostly = {
 	[PN_HOOK_FORK] = { "attach_pid", .ops = &pn_ops,
 			   .direct = PN_FTRACE_DIRECT ? pn_fork_tramp : NULL,
 			   .direct_ops = &pn_fork_direct_ops },
-	[PN_HOOK_EXEC] = { "setup_new_exec", .ops = &pn_ops },
+	[PN_HOOK_EXEC] = { "setup_new_exec", .ops = &pn_ops,
+			   .direct = PN_FTRACE_DIRECT ? pn_exec_tramp : NULL,
+			   .direct_ops = &pn_exec_direct_ops },
 	[PN_HOOK_EXIT] = { "sched_process_exit", pn_probe_exit },
 };
 
@@ -153,7 +169,7 @@ static void notrace pn_hook_call(unsigned long ip, unsigned long parent_ip,
 	if (fork)
 		pn_hook_fork((struct task_struct *)pn_ftrace_arg(regs, 0));
 	else if (ip == pn_hooks[PN_HOOK_EXEC].site)
-		pn_hook_exec(regs);
+		pn_hook_exec();
 	preempt_enable_notrace();
 }
 
@@ -214,40 +230,55 @@ static DECLARE_WAIT_QUEUE_HEAD(pn_arm_wq);
 /* Callers of pn_hooks_get() on the slow path: the idle work waits for them. */
 static atomic_t pn_arm_waiters = ATOMIC_INIT(0);
 
-/* Whether pn_ops' filter holds @hook's function now.  pn_arm_lock held. */
+/* Whether pn_ops calls @hook's function back when armed.  pn_arm_lock held. */
 static bool pn_hook_in_ops(const struct pn_hook *hook)
 {
 	return hook->ops == &pn_ops && (!hook->direct || hook->in_ops);
 }
 
 /*
- * Mutes or unmutes the hooked functions in the registered ftrace_ops, by
- * its notrace list: their sites go back to a no-op.  Unregistering the
- * ops instead would wait for RCU Tasks itself.  Only the functions in its
- * filter: before 6.11, ftrace's walk of every function for a notrace list
- * stops once it has met all of the list's that are in the filter (on 6.1
- * the next arming walked 1.9 M instructions more when one was not).
+ * pn_ops' filter holds every function it hooks from the load on: a
+ * registered ops whose filter is empty is called for every function.
+ * Those it does not call back, all of them disarmed and those their
+ * direct calls hook, are on its notrace list: their sites are a no-op, or
+ * the direct call.  Unregistering the ops instead would wait for RCU Tasks
+ * itself.  Only the functions in its filter: before 6.11, ftrace's walk of
+ * every function for a notrace list stops once it has met all of the
+ * list's that are in the filter (on 6.1 the next arming walked 1.9 M
+ * instructions more when one was not).
+ */
+static int pn_function_mute(struct pn_hook *hook, bool mute)
+{
+	char name[KSYM_NAME_LEN + 1];
+	int err;
+
+	if (hook->muted == mute)
+		return 0;
+	/* ftrace parses the name in place; "!" takes it off the list. */
+	snprintf(name, sizeof(name), "%s%s", mute ? "" : "!", hook->name);
+	err = ftrace_set_notrace(&pn_ops, name, strlen(name), 0);
+	if (!err)
+		hook->muted = mute;
+	return err;
+}
+
+/*
+ * Mutes pn_ops' functions, or unmutes those it calls back armed.  Mutes
+ * first: no function is ever called back by pn_ops and its direct call.
  */
 static int pn_functions_mute(bool mute)
 {
-	char name[KSYM_NAME_LEN];
 	unsigned int i;
-	int err;
+	int err = 0;
 
-	if (!mute)
-		return ftrace_set_notrace(&pn_ops, NULL, 0, 1);
-	for (i = 0; i < PN_NR_HOOKS; i++) {
-		if (!pn_hook_in_ops(&pn_hooks[i]))
-			continue;
-		/* ftrace parses the name in place. */
-		strscpy(name, pn_hooks[i].name, sizeof(name));
-		err = ftrace_set_notrace(&pn_ops, name, strlen(name), 0);
-		if (err) {
-			ftrace_set_notrace(&pn_ops, NULL, 0, 1);
-			return err;
-		}
-	}
-	return 0;
+	for (i = 0; i < PN_NR_HOOKS && !err; i++)
+		if (pn_hooks[i].ops == &pn_ops &&
+		    (mute || !pn_hook_in_ops(&pn_hooks[i])))
+			err = pn_function_mute(&pn_hooks[i], true);
+	for (i = 0; i < PN_NR_HOOKS && !err && !mute; i++)
+		if (pn_hook_in_ops(&pn_hooks[i]))
+			err = pn_function_mute(&pn_hooks[i], false);
+	return err;
 }
 
 /* Registers pn_ops the first time, else unmutes its functions. */
@@ -273,7 +304,7 @@ static int pn_ops_arm(void)
  * where an arming refused leaves no direct call that would stay
  * registered.  Nothing is followed until the arming ends, so a
  * function moved between the direct call and the ops meanwhile misses no
- * fork that matters.  A function that joined the ops tries its direct
+ * call that matters.  A function that joined the ops tries its direct
  * call again at the next arming, where the ops' functions may change
  * while it is registered.  pn_arm_lock held.
  */
@@ -284,8 +315,7 @@ static int pn_direct_arm(struct pn_hook *hook)
 	if (hook->direct_on)
 		return 0;
 	if (hook->in_ops) {
-		if (!PN_FTRACE_CAN_MUTE ||
-		    ftrace_set_filter_ip(hook->ops, hook->site, 1, 0))
+		if (!PN_FTRACE_CAN_MUTE || pn_function_mute(hook, true))
 			return 0;
 		WRITE_ONCE(hook->in_ops, false);
 	}
@@ -301,7 +331,7 @@ static int pn_direct_arm(struct pn_hook *hook)
 	else if (err != -EOPNOTSUPP)
 		pr_info_ratelimited("cannot call %s() directly (error %d): hooked through an ftrace_ops\n",
 				    hook->name, err);
-	err = ftrace_set_filter_ip(hook->ops, hook->site, 0, 0);
+	err = pn_function_mute(hook, false);
 	WRITE_ONCE(hook->in_ops, !err);
 	return err;
 }
@@ -451,7 +481,7 @@ static void pn_hooks_idle(struct work_struct *work)
 		/*
 		 * Disarmed even if some function could not be muted: with
 		 * nothing followed its hook finds nothing, and the next
-		 * arming unmutes them all or fails.
+		 * arming unmutes those it calls back, or fails.
 		 */
 		err = pn_functions_mute(true);
 		if (err)
@@ -491,13 +521,16 @@ void pn_hooks_put(void)
 static void pn_hooks_unfilter(void)
 {
 	int err = ftrace_set_filter(&pn_ops, NULL, 0, 1);
+	unsigned int i;
 
 	if (err)
 		pr_warn("cannot free the hooks' filter (error %d)\n", err);
 	err = ftrace_set_notrace(&pn_ops, NULL, 0, 1);
 	if (err)
 		pr_warn("cannot free the hooks' notrace list (error %d)\n", err);
-	pn_ftrace_direct_unfilter(&pn_fork_direct_ops);
+	for (i = 0; i < PN_NR_HOOKS; i++)
+		if (pn_hooks[i].direct)
+			pn_ftrace_direct_unfilter(pn_hooks[i].direct_ops);
 }
 
 static void pn_tracepoint_match(struct tracepoint *tp, void *hook)
@@ -511,6 +544,8 @@ static void pn_tracepoint_match(struct tracepoint *tp, void *hook)
 /* Finds @hook's tracepoint or function; 0 or < 0. */
 static int pn_hook_find(struct pn_hook *hook)
 {
+	int err;
+
 	if (hook->probe) {
 		for_each_kernel_tracepoint(pn_tracepoint_match, hook);
 		return hook->tp ? 0 : -ENOENT;
@@ -518,10 +553,12 @@ static int pn_hook_find(struct pn_hook *hook)
 	hook->site = pn_ftrace_site(hook->name);
 	if (!hook->site)
 		return -ENOENT;
-	/* A direct call joins the ops only if it is refused. */
-	if (hook->direct)
-		return pn_ftrace_direct_filter(hook->direct_ops, hook->site);
-	return ftrace_set_filter_ip(hook->ops, hook->site, 0, 0);
+	err = ftrace_set_filter_ip(hook->ops, hook->site, 0, 0);
+	/* Muted in the ops: it joins it only if its direct call is refused. */
+	if (!err && hook->direct)
+		err = pn_function_mute(hook, true) ?:
+		      pn_ftrace_direct_filter(hook->direct_ops, hook->site);
+	return err;
 }
 
 /* Installed disarmed: pn_hooks_get() arms them. */

@@ -1,5 +1,5 @@
-# The hooks are ftrace callbacks (fork, exec; fork a direct call where
-# ftrace has them) and a tracepoint probe (exit), armed when the
+# The hooks are ftrace callbacks (fork, exec; direct calls where ftrace
+# has them) and a tracepoint probe (exit), armed when the
 # first subscription is prepared and not before: a
 # process that no subscriber follows leaves no trace in pnotify's table,
 # and until a task is followed the hooks are not even called (ftrace's own
@@ -35,46 +35,63 @@ wait_disarmed() {
 ftrace_users() {
 	grep -cE '^(attach_pid|setup_new_exec) ' "$enabled"
 }
-# How attach_pid() is hooked: direct (its own trampoline) or ftrace (the ops).
-fork_kind() {
-	sed -n 's/^hook: attach_pid \([a-z]*\) .*/\1/p' /proc/pnotify
+# How many other functions ftrace calls back for anyone.
+ftrace_others() {
+	grep -cvE '^(attach_pid|setup_new_exec) |^[[:space:]]' "$enabled"
 }
-# What ftrace_users reads disarmed: attach_pid() too where its direct call
-# stays registered, idle (before 6.9).
+# The functions with a direct call (pnotify's trampoline for each).
+direct_functions='attach_pid setup_new_exec'
+tramp='direct-->pn_(fork|exec)_tramp'
+# How FUNCTION is hooked: direct (its own trampoline) or ftrace (the ops).
+hook_kind() {
+	sed -n "s/^hook: $1 \([a-z]*\) .*/\1/p" /proc/pnotify
+}
+# What ftrace_users reads disarmed: the functions whose direct calls stay
+# registered, idle (before 6.9), too.
 idle_users() {
-	if ! grep -q '^hook_direct_disarm: unregistered$' /proc/pnotify &&
-		[ "$(fork_kind)" = direct ]; then
-		echo $((before + 1))
-	else
-		echo "$before"
+	_n=$before
+	if ! grep -q '^hook_direct_disarm: unregistered$' /proc/pnotify; then
+		for _f in $direct_functions; do
+			[ "$(hook_kind "$_f")" != direct ] || _n=$((_n + 1))
+		done
 	fi
+	echo "$_n"
 }
 ftrace_hooked() {
 	grep -A1 -E '^(attach_pid|setup_new_exec) ' "$enabled" |
-		grep -cE 'pn_hook_call|direct-->pn_fork_tramp'
+		grep -cE "pn_hook_call|$tramp"
 }
-# attach_pid()'s lines: its users, and where its direct call goes.
-fork_users() {
-	grep -A1 '^attach_pid ' "$enabled"
+# FUNCTION's lines in FILE (default: ftrace's list now): its users, and
+# where its direct call goes.
+hook_users() {
+	awk -v f="$1" '$1 == f { on = 1; print; next }
+		on && /^\t/ { print; next } { on = 0 }' "${2:-$enabled}"
 }
-# Whether attach_pid()'s ftrace site calls pnotify's trampoline; as it
-# did in the last first_child_member's job (armed_).
-fork_direct() {
-	fork_users | grep -q 'direct-->pn_fork_tramp'
+# Whether FUNCTION's ftrace site calls pnotify's trampoline; as it did in
+# the last first_child_member's job (armed_).
+hook_direct() {
+	hook_users "$1" | grep -qE "$tramp"
 }
-armed_fork_direct() {
-	grep -q 'direct-->pn_fork_tramp' /tmp/armed_fork_users
+armed_direct() {
+	hook_users "$1" /tmp/armed_users | grep -qE "$tramp"
 }
 
 before=$(ftrace_users)
+others=$(ftrace_others)
 pn_load pnotify
 cat /proc/pnotify
-kind=$(fork_kind)
+kind=$(hook_kind attach_pid)
+for f in $direct_functions; do
+	case $(hook_kind "$f") in
+	"$kind") ;;
+	*) pn_fail "$f() hooked as '$(hook_kind "$f")', not as attach_pid() ($kind): direct or ftrace" ;;
+	esac
+done
 case $kind in
 direct | ftrace) ;;
 *) pn_fail "attach_pid() hooked as '$kind', not direct or ftrace" ;;
 esac
-for hook in "attach_pid $kind" 'setup_new_exec ftrace' \
+for hook in "attach_pid $kind" "setup_new_exec $kind" \
 	'sched_process_exit tracepoint'; do
 	grep -q "^hook: $hook disarmed$" /proc/pnotify ||
 		pn_fail "hook $hook missing, or armed with nothing followed"
@@ -96,7 +113,7 @@ pn_hooks_disarmed || pn_fail "registering job and keyring_bridge armed the hooks
 first_child_member() {
 	_out=$(jobctl create -- sh -c 'sleep 30 & p=$!
 		armed=$(grep -c "^hook: .* armed$" /proc/pnotify)
-		grep -A1 "^attach_pid " '"$enabled"' > /tmp/armed_fork_users
+		grep -A1 -E "^(attach_pid|setup_new_exec) " '"$enabled"' > /tmp/armed_users
 		jstat -p | awk -v p="$p" "\$3 == p { found = 1 } END { exit !found }" &&
 			echo "member $armed"
 		kill "$p"') || pn_fail "round $1: jobctl create failed"
@@ -123,36 +140,56 @@ echo 0 > /proc/sys/kernel/ftrace_enabled
 job_refused "kernel.ftrace_enabled 0" 'sysctl kernel.ftrace_enabled is 0'
 echo 1 > /proc/sys/kernel/ftrace_enabled
 
-# attach_pid()'s direct call: ftrace allows one on a function.  With
-# another there first (a BPF trampoline; here a test module), attach_pid()
-# is hooked through the ops, and a job's children are members all the
-# same.  Gone, it leaves attach_pid() to the direct call again at the next
-# arming, which an ops that may send attach_pid() calls elsewhere (a
-# livepatch of it) shares.  From 6.0 on x86-64; 5.10 keeps the ops.
+# The direct calls: ftrace allows one on a function.  With another on
+# each there first (a BPF trampoline; here a test module), both functions
+# are hooked through the ops, and a job's children are members, each fork
+# and exec seen, all the same.  Gone, it leaves them to the direct calls
+# again at the next arming, which an ops that may send attach_pid() calls
+# elsewhere (a livepatch of it) shares.  From 6.0 on x86-64; 5.10 keeps
+# the ops.
 case "$(uname -m) $(uname -r)" in
 "x86_64 "[6-9].*) [ "$kind" = direct ] ||
 	pn_fail "attach_pid() hooked as $kind, not direct, on $(uname -r)" ;;
 esac
+# calls_seen LABEL: a job's first child is a member, and a subscriber
+# (pnotify_testsub) sees each fork and exec of posix_spawn's children.
+calls_seen() {
+	first_child_member "$1"
+	pnotify_test spawns 5 || pn_fail "$1: a fork or exec unseen"
+}
+rival_said() {
+	dmesg | grep -c "another ftrace user holds $1() for itself"
+}
 if [ "$kind" = direct ]; then
+	pn_load pnotify_testsub
 	echo 0 > /sys/module/pnotify/parameters/idle_ms
-	said=$(dmesg | grep -c 'another ftrace user holds attach_pid() for itself')
-	pn_load pnotify_fork_rival
-	first_child_member "fork rival"
-	[ "$(fork_kind)" = ftrace ] ||
-		pn_fail "attach_pid() hooked as $(fork_kind) with another direct call there"
-	[ "$(dmesg | grep -c 'another ftrace user holds attach_pid() for itself')" -gt "$said" ] ||
-		pn_fail "pnotify did not say why attach_pid() went through the ops"
+	said_fork=$(rival_said attach_pid)
+	said_exec=$(rival_said setup_new_exec)
+	pn_load pnotify_direct_rival
+	calls_seen "direct rival"
+	for f in $direct_functions; do
+		[ "$(hook_kind "$f")" = ftrace ] ||
+			pn_fail "$f() hooked as $(hook_kind "$f") with another direct call there"
+	done
+	[ "$(rival_said attach_pid)" -gt "$said_fork" ] &&
+		[ "$(rival_said setup_new_exec)" -gt "$said_exec" ] ||
+		pn_fail "pnotify did not say why attach_pid() and setup_new_exec() went through the ops"
 	! disarms || wait_disarmed || pn_fail "the hooks stayed armed after the rival's job"
-	# Disarmed, the ops that hooked attach_pid() meanwhile is muted there.
-	! disarms || grep -q '^attach_pid (1) ' "$enabled" ||
-		pn_fail "disarmed, pnotify's ops still hooks attach_pid() beside the rival: $(fork_users)"
-	pn_unload pnotify_fork_rival
+	# Disarmed, the ops that hooked them meanwhile is muted there.
+	for f in $direct_functions; do
+		! disarms || grep -q "^$f (1) " "$enabled" ||
+			pn_fail "disarmed, pnotify's ops still hooks $f() beside the rival: $(hook_users "$f")"
+	done
+	pn_unload pnotify_direct_rival
 	pn_load pnotify_clone_rival function=attach_pid
-	first_child_member "fork rival gone"
-	[ "$(fork_kind)" = direct ] && armed_fork_direct ||
-		pn_fail "attach_pid() not called directly once the rival left, beside a livepatch's ops: $(cat /tmp/armed_fork_users)"
+	calls_seen "direct rival gone"
+	for f in $direct_functions; do
+		[ "$(hook_kind "$f")" = direct ] && armed_direct "$f" ||
+			pn_fail "$f() not called directly once the rival left (attach_pid() beside a livepatch's ops): $(hook_users "$f" /tmp/armed_users)"
+	done
 	! disarms || wait_disarmed || pn_fail "the hooks stayed armed after a job"
 	pn_unload pnotify_clone_rival
+	pn_unload pnotify_testsub
 	echo 10000 > /sys/module/pnotify/parameters/idle_ms
 fi
 
@@ -231,40 +268,48 @@ until hooks_armed && [ "$(ftrace_hooked)" = 2 ]; do
 done
 sleep 2
 hooks_armed || pn_fail "the hooks disarmed while a job lives"
-# Armed, the hooks leave kernel_clone() to a livepatch, and attach_pid()'s
-# direct call keeps another direct call out.
+# pnotify's ops is called back for its functions only: with none in its
+# filter (every one hooked by its direct call) it would be for all.
+[ "$(ftrace_others)" = "$others" ] ||
+	pn_fail "armed, ftrace calls back $(ftrace_others) other functions, $others before pnotify"
+# Armed, the hooks leave kernel_clone() to a livepatch, and their direct
+# calls keep other direct calls out.
 pn_load pnotify_clone_rival
 pn_unload pnotify_clone_rival
-if [ "$(fork_kind)" = direct ]; then
-	fork_direct ||
-		pn_fail "armed, attach_pid() does not call pnotify directly: $(fork_users)"
-	if insmod "$PN_MODDIR/pnotify_fork_rival.ko" 2> /dev/null; then
-		pn_fail "another direct call took attach_pid() from the armed fork hook"
-	fi
-	# Others share attach_pid() with the direct call, which ftrace then
+if [ "$kind" = direct ]; then
+	# Others share each function with its direct call, which ftrace then
 	# reaches through its own trampoline: a kprobe, and an ops that may
-	# send the calls elsewhere (a livepatch of it).  Children are members
-	# all the same, and the kprobe fires.
+	# send the calls elsewhere (a livepatch of it).  Children are members,
+	# each fork and exec seen, all the same, and the kprobe fires.
+	pn_load pnotify_testsub
 	tracing=/sys/kernel/tracing
 	failures=$(sed -n "s/^fork_failures: //p" /proc/pnotify)
-	echo 'p:pn_attach attach_pid' >> "$tracing/kprobe_events" ||
-		pn_fail "cannot add a kprobe on attach_pid()"
-	echo 1 > "$tracing/events/kprobes/pn_attach/enable"
-	pn_load pnotify_clone_rival function=attach_pid
-	first_child_member "attach_pid() shared"
-	armed_fork_direct ||
-		pn_fail "shared, attach_pid() does not call pnotify directly: $(cat /tmp/armed_fork_users)"
-	hits=$(awk '$1 == "pn_attach" { print $2 }' "$tracing/kprobe_profile")
-	[ "${hits:-0}" -gt 0 ] || pn_fail "the kprobe beside the direct call never fired"
-	pn_unload pnotify_clone_rival
-	echo 0 > "$tracing/events/kprobes/pn_attach/enable"
-	echo '-:pn_attach' >> "$tracing/kprobe_events" ||
-		pn_fail "cannot remove the kprobe on attach_pid()"
-	first_child_member "attach_pid() no longer shared"
+	for f in $direct_functions; do
+		hook_direct "$f" ||
+			pn_fail "armed, $f() does not call pnotify directly: $(hook_users "$f")"
+		if insmod "$PN_MODDIR/pnotify_direct_rival.ko" functions="$f" 2> /dev/null; then
+			pn_fail "another direct call took $f() from the armed hook"
+		fi
+		echo "p:pn_$f $f" >> "$tracing/kprobe_events" ||
+			pn_fail "cannot add a kprobe on $f()"
+		echo 1 > "$tracing/events/kprobes/pn_$f/enable"
+		pn_load pnotify_clone_rival function="$f"
+		calls_seen "$f() shared"
+		armed_direct "$f" ||
+			pn_fail "shared, $f() does not call pnotify directly: $(hook_users "$f" /tmp/armed_users)"
+		hits=$(awk -v e="pn_$f" '$1 == e { print $2 }' "$tracing/kprobe_profile")
+		[ "${hits:-0}" -gt 0 ] || pn_fail "the kprobe beside $f()'s direct call never fired"
+		pn_unload pnotify_clone_rival
+		echo 0 > "$tracing/events/kprobes/pn_$f/enable"
+		echo "-:pn_$f" >> "$tracing/kprobe_events" ||
+			pn_fail "cannot remove the kprobe on $f()"
+		calls_seen "$f() no longer shared"
+	done
 	# A fork hooked twice would doom its child.
 	now=$(sed -n "s/^fork_failures: //p" /proc/pnotify)
 	[ "$now" = "$failures" ] ||
 		pn_fail "forks failed with attach_pid() shared: $failures before, $now after"
+	pn_unload pnotify_testsub
 fi
 if echo 0 > /proc/sys/kernel/ftrace_enabled; then
 	echo 1 > /proc/sys/kernel/ftrace_enabled

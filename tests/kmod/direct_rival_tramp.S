@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* pnotify_fork_rival's direct call on attach_pid(): it does nothing. */
+/* pnotify_direct_rival's direct call: it does nothing. */
 #include <linux/linkage.h>
 #include <asm/nospec-branch.h>
 
 	.text
-SYM_FUNC_START(fork_rival_tramp)
+SYM_FUNC_START(direct_rival_tramp)
 #if defined(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || \
 	defined(CONFIG_CALL_DEPTH_TRACKING)
 	CALL_DEPTH_ACCOUNT
 #endif
 	RET
-SYM_FUNC_END(fork_rival_tramp)
+SYM_FUNC_END(direct_rival_tramp)
