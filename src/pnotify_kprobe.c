@@ -31,9 +31,11 @@
  * went: with nothing followed, a fork, exec or exit costs what it costs
  * without the module.  Disarmed, the ftrace_ops stays registered with the
  * hooked functions on its notrace list, their sites back to a no-op (see
- * pn_functions_mute()), and the tracepoint's probe is unregistered.  Where ftrace cannot mute them so
- * (PN_FTRACE_CAN_MUTE: before 5.11), the hooks stay armed from the first
- * arming to the unload.
+ * pn_functions_mute()), and the tracepoint's probe is unregistered.  The
+ * direct calls are unregistered from 6.9; before, they stay registered,
+ * and find nothing followed (see pn_hooks_unregister()).  Where ftrace
+ * cannot mute them so (PN_FTRACE_CAN_MUTE: before 5.11), the hooks stay
+ * armed from the first arming to the unload.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -242,10 +244,12 @@ static bool pn_hook_in_ops(const struct pn_hook *hook)
  * Those it does not call back, all of them disarmed and those their
  * direct calls hook, are on its notrace list: their sites are a no-op, or
  * the direct call.  Unregistering the ops instead would wait for RCU Tasks
- * itself.  Only the functions in its filter: before 6.11, ftrace's walk of
- * every function for a notrace list stops once it has met all of the
- * list's that are in the filter (on 6.1 the next arming walked 1.9 M
- * instructions more when one was not).
+ * itself.  Each change of the list walks every ftrace record: only what
+ * changes is changed.  The list takes names, and so a module's function
+ * of the same name too (a livepatch's copy): before 6.11, ftrace's walk
+ * for a notrace list stops early only once it has met all of the list's
+ * that are in the filter (on 6.1 an arming walked 1.9 M instructions more
+ * when one was not).
  */
 static int pn_function_mute(struct pn_hook *hook, bool mute)
 {
@@ -263,21 +267,23 @@ static int pn_function_mute(struct pn_hook *hook, bool mute)
 }
 
 /*
- * Mutes pn_ops' functions, or unmutes those it calls back armed.  Mutes
- * first: no function is ever called back by pn_ops and its direct call.
+ * Mutes all of pn_ops' functions, going on past an error, which it
+ * returns; or unmutes those it calls back armed but for the functions with
+ * a direct call, which pn_direct_arm() unmutes if the call is refused: no
+ * function is ever called back by pn_ops and its direct call.
  */
 static int pn_functions_mute(bool mute)
 {
 	unsigned int i;
 	int err = 0;
 
-	for (i = 0; i < PN_NR_HOOKS && !err; i++)
-		if (pn_hooks[i].ops == &pn_ops &&
-		    (mute || !pn_hook_in_ops(&pn_hooks[i])))
-			err = pn_function_mute(&pn_hooks[i], true);
-	for (i = 0; i < PN_NR_HOOKS && !err && !mute; i++)
-		if (pn_hook_in_ops(&pn_hooks[i]))
-			err = pn_function_mute(&pn_hooks[i], false);
+	for (i = 0; i < PN_NR_HOOKS; i++) {
+		if (mute && pn_hooks[i].ops == &pn_ops)
+			err = pn_function_mute(&pn_hooks[i], true) ?: err;
+		else if (!mute && !pn_hooks[i].direct &&
+			 pn_hook_in_ops(&pn_hooks[i]))
+			err = err ?: pn_function_mute(&pn_hooks[i], false);
+	}
 	return err;
 }
 
@@ -377,22 +383,17 @@ static int pn_hooks_arm(void)
 	if (err)
 		return err;
 	err = pn_ops_arm();
-	if (err)
-		goto out_probes;
 	for (i = 0; i < PN_NR_HOOKS && !err; i++)
 		if (pn_hooks[i].direct)
 			err = pn_direct_arm(&pn_hooks[i]);
-	if (err) {
-		/* Where they cannot be muted, they find nothing to follow. */
-		if (PN_FTRACE_CAN_MUTE && pn_functions_mute(true))
-			pr_warn_ratelimited("cannot mute the hooked functions again: they run, and find nothing to follow\n");
-		pn_hooks_unregister();
-		goto out_probes;
+	if (!err) {
+		WRITE_ONCE(pn_hooks_armed, true);
+		return 0;
 	}
-	WRITE_ONCE(pn_hooks_armed, true);
-	return 0;
-
-out_probes:
+	/* Where they cannot be muted, they find nothing to follow. */
+	if (PN_FTRACE_CAN_MUTE && pn_ops_registered && pn_functions_mute(true))
+		pr_warn_ratelimited("cannot mute the hooked functions again: they run, and find nothing to follow\n");
+	pn_hooks_unregister();
 	/* Until the unload, a probe removed may still run. */
 	pn_probes_unregister(PN_NR_HOOKS);
 	return err;

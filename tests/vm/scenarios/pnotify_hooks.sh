@@ -20,11 +20,14 @@ disarms() {
 	grep -q '^hook_disarm: when idle$' /proc/pnotify
 }
 
-# Waits up to 10 s for the hooks to disarm.
+# Waits up to 10 s (100 on a debug kernel) for the hooks to disarm: from
+# 6.9 each direct call's unregister waits for RCU Tasks.
 wait_disarmed() {
 	_n=0
+	_limit=100
+	pn_slow && _limit=1000
 	while ! pn_hooks_disarmed; do
-		[ "$_n" -lt 100 ] || return 1
+		[ "$_n" -lt "$_limit" ] || return 1
 		sleep 0.1
 		_n=$((_n + 1))
 	done
@@ -74,6 +77,15 @@ hook_direct() {
 }
 armed_direct() {
 	hook_users "$1" /tmp/armed_users | grep -qE "$tramp"
+}
+# direct_alone FILE WHEN: in ftrace's list FILE, each function called
+# directly has one user: pnotify's ops does not call it back too.
+direct_alone() {
+	[ "$kind" = direct ] || return 0
+	for _f in $direct_functions; do
+		grep -q "^$_f (1) " "$1" ||
+			pn_fail "$2, $_f() has other users than its direct call: $(hook_users "$_f" "$1")"
+	done
 }
 
 before=$(ftrace_users)
@@ -272,6 +284,7 @@ hooks_armed || pn_fail "the hooks disarmed while a job lives"
 # filter (every one hooked by its direct call) it would be for all.
 [ "$(ftrace_others)" = "$others" ] ||
 	pn_fail "armed, ftrace calls back $(ftrace_others) other functions, $others before pnotify"
+direct_alone "$enabled" "armed"
 # Armed, the hooks leave kernel_clone() to a livepatch, and their direct
 # calls keep other direct calls out.
 pn_load pnotify_clone_rival
@@ -294,6 +307,9 @@ if [ "$kind" = direct ]; then
 			pn_fail "cannot add a kprobe on $f()"
 		echo 1 > "$tracing/events/kprobes/pn_$f/enable"
 		pn_load pnotify_clone_rival function="$f"
+		# Three users: the kprobe, the ops, the direct call; not pn_ops.
+		grep -q "^$f (3) " "$enabled" ||
+			pn_fail "shared, $f() does not have 3 users: $(hook_users "$f")"
 		calls_seen "$f() shared"
 		armed_direct "$f" ||
 			pn_fail "shared, $f() does not call pnotify directly: $(hook_users "$f" /tmp/armed_users)"
@@ -323,3 +339,12 @@ pn_unload job
 pn_unload pnotify
 [ "$(ftrace_users)" = "$before" ] ||
 	pn_fail "ftrace calls back $(ftrace_users) hooked functions after pnotify's unload, $before before"
+
+# A load's first arming, with no rival before it (above, the first had
+# one): the direct calls alone on their functions again.
+pn_load pnotify
+pn_load job
+first_child_member "first job after a reload"
+direct_alone /tmp/armed_users "first arming after a reload"
+pn_unload job
+pn_unload pnotify
