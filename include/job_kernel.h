@@ -8,12 +8,12 @@
 #ifndef _JOB_KERNEL_H
 #define _JOB_KERNEL_H
 
-#include <linux/list.h>
 #include <linux/notifier.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
 struct task_struct;
+struct pnotify_subscriber;
 struct job_info;
 
 enum job_event_type {
@@ -38,21 +38,22 @@ int job_unregister_notifier(struct notifier_block *nb);
 
 /*
  * Sees the execs of every member of every job, without a pnotify
- * subscription of its own per member.  due() runs in the exec hook, in the
- * exec'ing member (current, with its new credentials), as pnotify's
- * exec_due() does: atomic, raw spinlocks only, no allocation.  It says
+ * subscription of its own per member.  due() is job's pnotify exec_due()
+ * while registered (@sub is the member's job subscription, private to
+ * job.ko): it runs in the exec hook, in the exec'ing member (current, with
+ * its new credentials), atomic, raw spinlocks only, no allocation.  It says
  * whether this exec needs exec(), which then runs in the member before the
- * new image does, where it may sleep; exec() also runs when another
- * watcher's due() asked for it, and decides again.  Unregistering waits for
- * every call in flight.
+ * new image does, where it may sleep; exec() also runs when another of the
+ * member's subscriptions asked for it, and decides again.  There is one
+ * watcher at a time (-EBUSY); unregistering waits for every call in flight,
+ * and does nothing to a watcher not registered.
  */
 struct job_exec_watcher {
-	bool (*due)(struct task_struct *task);
+	bool (*due)(struct task_struct *task, struct pnotify_subscriber *sub);
 	void (*exec)(struct task_struct *task);
-	struct list_head link;	/* private to job.ko */
 };
 
-void job_register_exec_watcher(struct job_exec_watcher *watcher);
+int job_register_exec_watcher(struct job_exec_watcher *watcher);
 void job_unregister_exec_watcher(struct job_exec_watcher *watcher);
 
 /* The JID, id and owner of @task's job; false if it is in none. */

@@ -66,26 +66,47 @@ int job_unregister_notifier(struct notifier_block *nb)
 EXPORT_SYMBOL_GPL(job_unregister_notifier);
 
 /*
- * The exec watchers: their due() is read in the exec hook, with preemption
- * disabled, their exec() from a member's exec work under job_exec_srcu.
+ * The exec watcher: its due() is job's exec_due(), called by pnotify's exec
+ * hook with preemption disabled; its exec() runs from a member's exec work
+ * under job_exec_srcu.  One watcher, so that a member's exec costs one call.
  */
-static LIST_HEAD(job_exec_watchers);
-static DEFINE_MUTEX(job_exec_watchers_lock);
+static struct job_exec_watcher __rcu *job_exec_watcher;
+static DEFINE_MUTEX(job_exec_watcher_lock);
 DEFINE_STATIC_SRCU(job_exec_srcu);
 
-void job_register_exec_watcher(struct job_exec_watcher *watcher)
+static bool job_exec_never_due(struct task_struct *task,
+			       struct pnotify_subscriber *sub)
 {
-	mutex_lock(&job_exec_watchers_lock);
-	list_add_tail_rcu(&watcher->link, &job_exec_watchers);
-	mutex_unlock(&job_exec_watchers_lock);
+	return false;
+}
+
+int job_register_exec_watcher(struct job_exec_watcher *watcher)
+{
+	int err = -EBUSY;
+
+	mutex_lock(&job_exec_watcher_lock);
+	if (!rcu_access_pointer(job_exec_watcher)) {
+		rcu_assign_pointer(job_exec_watcher, watcher);
+		/* An exec found due finds the watcher in its exec work. */
+		smp_store_release(&job_events.exec_due, watcher->due);
+		err = 0;
+	}
+	mutex_unlock(&job_exec_watcher_lock);
+	return err;
 }
 EXPORT_SYMBOL_GPL(job_register_exec_watcher);
 
+/* Does nothing to a watcher not registered, as another may be. */
 void job_unregister_exec_watcher(struct job_exec_watcher *watcher)
 {
-	mutex_lock(&job_exec_watchers_lock);
-	list_del_rcu(&watcher->link);
-	mutex_unlock(&job_exec_watchers_lock);
+	mutex_lock(&job_exec_watcher_lock);
+	if (rcu_access_pointer(job_exec_watcher) != watcher) {
+		mutex_unlock(&job_exec_watcher_lock);
+		return;
+	}
+	WRITE_ONCE(job_events.exec_due, job_exec_never_due);
+	RCU_INIT_POINTER(job_exec_watcher, NULL);
+	mutex_unlock(&job_exec_watcher_lock);
 	synchronize_rcu();
 	synchronize_srcu(&job_exec_srcu);
 }
@@ -383,26 +404,13 @@ static void job_exit(struct task_struct *task, struct pnotify_subscriber *sub)
 		job_member_leave(m, sub);
 }
 
-/* In the exec hook (atomic, see pnotify.h): what the watchers say. */
-static bool job_exec_due(struct task_struct *task,
-			 struct pnotify_subscriber *sub)
-{
-	struct job_exec_watcher *watcher;
-
-	list_for_each_entry_rcu(watcher, &job_exec_watchers, link,
-				rcu_read_lock_any_held())
-		if (watcher->due(task))
-			return true;
-	return false;
-}
-
 static void job_exec(struct task_struct *task, struct pnotify_subscriber *sub)
 {
 	struct job_exec_watcher *watcher;
 	int idx = srcu_read_lock(&job_exec_srcu);
 
-	list_for_each_entry_rcu(watcher, &job_exec_watchers, link,
-				srcu_read_lock_held(&job_exec_srcu))
+	watcher = srcu_dereference(job_exec_watcher, &job_exec_srcu);
+	if (watcher)
 		watcher->exec(task);
 	srcu_read_unlock(&job_exec_srcu, idx);
 }
@@ -413,7 +421,7 @@ struct pnotify_events job_events = {
 	.data_size = sizeof(struct job_member),
 	.inherit = job_inherit,
 	.exec = job_exec,
-	.exec_due = job_exec_due,
+	.exec_due = job_exec_never_due,
 	.leave = job_leave,
 	.exit = job_exit,
 };

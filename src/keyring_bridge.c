@@ -830,15 +830,17 @@ static void kb_join(struct task_struct *task)
  * exec'ing task, which has its new credentials (begin_new_exec() commits
  * them before any binary format calls setup_new_exec(), since 5.8):
  * whether its session keyring is not its own and may be its job's.  An
- * exec by the owner queues no work.
+ * exec by the owner queues no work.  The exec set suid and fsuid to euid
+ * (cap_bprm_creds_from_file(), whatever the LSMs), so two uids tell.
  */
-static bool kb_watch_due(struct task_struct *task)
+static bool kb_watch_due(struct task_struct *task,
+			 struct pnotify_subscriber *sub)
 {
 	const struct cred *cred = current_cred();
 	const struct key *session = cred->session_keyring;
 
-	return kb_mode == KB_SESSION && session &&
-	       !kb_runs_as(cred, session->uid);
+	return session && !(uid_eq(cred->uid, session->uid) &&
+			    uid_eq(cred->euid, session->uid));
 }
 
 /*
@@ -854,7 +856,7 @@ static void kb_watch_exec(struct task_struct *task)
 {
 	struct cred *new;
 
-	if (kb_mode != KB_SESSION || !kb_session_is_foreign())
+	if (!kb_session_is_foreign())
 		return;
 	new = prepare_creds();
 	if (!new) {
@@ -957,20 +959,26 @@ static int __init kb_module_init(void)
 	err = register_key_type(&kb_job_key_type);
 	if (err)
 		return err;
-	err = job_register_notifier(&kb_notifier);
-	if (err)
-		goto out_key_type;
 	/*
 	 * Before any join can settle (the init walk's, a job notifier's): a
 	 * child of a settled member is not subscribed, and only the watcher
-	 * sees its exec with foreign credentials.
+	 * sees its exec with foreign credentials.  Only a session keyring is
+	 * given up at such an exec: in the other modes no exec is watched.
 	 */
-	job_register_exec_watcher(&kb_watcher);
+	if (kb_mode == KB_SESSION)
+		err = job_register_exec_watcher(&kb_watcher);
+	if (err) {
+		pr_err("job's exec watcher is another module's: unload it first\n");
+		goto out_key_type;
+	}
+	err = job_register_notifier(&kb_notifier);
+	if (err)
+		goto out_watcher;
 	WRITE_ONCE(kb_registering, true);
 	err = pnotify_register(&kb_events);
 	WRITE_ONCE(kb_registering, false);
 	if (err)
-		goto out_watcher;
+		goto out_notifier;
 	if (!proc_create_single("keyring_bridge", 0400, NULL, kb_proc_show)) {
 		err = -ENOMEM;
 		goto out_events;
@@ -982,9 +990,10 @@ static int __init kb_module_init(void)
 
 out_events:
 	pnotify_unregister(&kb_events);
-out_watcher:
+out_notifier:
 	job_unregister_notifier(&kb_notifier);
 	kb_keyrings_revoke_all();
+out_watcher:
 	job_unregister_exec_watcher(&kb_watcher);
 out_key_type:
 	unregister_key_type(&kb_job_key_type);

@@ -1618,11 +1618,12 @@ static bool pn_task_wants_exec(struct pn_task *e)
 {
 	struct pnotify_subscriber *sub;
 	struct pnotify_events *events;
+	bool (*due)(struct task_struct *task, struct pnotify_subscriber *sub);
 
 	hlist_for_each_entry(sub, &e->subs, task_link) {
 		events = sub->events;
-		if (events->exec &&
-		    (!events->exec_due || events->exec_due(e->task, sub)))
+		due = READ_ONCE(events->exec_due);
+		if (events->exec && (!due || due(e->task, sub)))
 			return true;
 	}
 	return false;

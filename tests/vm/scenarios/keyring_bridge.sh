@@ -316,6 +316,8 @@ pn_log "$jobs jobs created and ended"
 jobctl create -- sleep 600 > /tmp/jid_c &
 pn_wait_file /tmp/jid_c
 jobctl keyring "$(cat /tmp/jid_c)" > /dev/null || pn_fail "job C has no keyring"
+insmod "$PN_MODDIR/job_watcher_rival.ko" 2> /dev/null &&
+	pn_fail "a second exec watcher loaded beside keyring_bridge's"
 pn_unload keyring_bridge
 jobctl kill -KILL "$(cat /tmp/jid_c)"
 # Revoked keys, and links to them, go at the next collection (gc_delay 1 s).
@@ -327,11 +329,24 @@ done
 pn_log "/proc/keys and /proc/key-users as before"
 echo "$gc_delay" > /proc/sys/kernel/keys/gc_delay
 
+# job has one exec watcher, whose due() is its own exec_due(): another
+# module's keeps keyring_bridge out, which says why, and the reverse.
+pn_load job_watcher_rival
+insmod "$PN_MODDIR/keyring_bridge.ko" 2> /tmp/kb_busy.err &&
+	pn_fail "keyring_bridge loaded beside another exec watcher"
+grep -q busy /tmp/kb_busy.err || pn_fail "keyring_bridge's load: $(cat /tmp/kb_busy.err)"
+dmesg | grep -q "keyring_bridge: job's exec watcher is another module's" ||
+	pn_fail "keyring_bridge did not say why it could not load"
+pn_unload job_watcher_rival
+
 # mode=link links the job's keyring into the session keyring of the
 # owner's process only if that is the owner's: root's, here held by nobody
 # too, would give nobody the job's keys.  The owner's process gets a
 # session keyring of its own with the job's linked in.
 pn_load keyring_bridge mode=link
+# In mode=link no exec is watched: job's exec watcher is free.
+pn_load job_watcher_rival
+pn_unload job_watcher_rival
 keyctl session shared sh -c '
 	jobctl create --user 1000 -- su -s /bin/sh pnuser -c "
 		keyctl rdescribe @s > /tmp/link_member.ses
