@@ -50,8 +50,8 @@
  *    inherit() but with the process's subscriptions locked, and returns
  *    whether this exec needs exec().  When no subscription of the process
  *    needs it, the exec queues no work; when one does, every exec() runs.
- *    A subscriber may replace it while registered, with WRITE_ONCE(): the
- *    old one may still run until synchronize_rcu() returns.
+ *    A subscriber may replace it while registered (WRITE_ONCE() or a
+ *    release): the old one may still run until synchronize_rcu() returns.
  *  - exit(task, sub): runs exactly once for every subscription that was
  *    established (unless leave() ended it), when it ends: when the
  *    process's last thread exits (in its exit path, after exit_files(),

@@ -327,8 +327,10 @@ pn_log "$jobs jobs created and ended"
 jobctl create -- sleep 600 > /tmp/jid_c &
 pn_wait_file /tmp/jid_c
 jobctl keyring "$(cat /tmp/jid_c)" > /dev/null || pn_fail "job C has no keyring"
-insmod "$PN_MODDIR/job_watcher_rival.ko" 2> /dev/null &&
+insmod "$PN_MODDIR/job_watcher_rival.ko" 2> /tmp/rival_busy.err &&
 	pn_fail "a second exec watcher loaded beside keyring_bridge's"
+grep -q busy /tmp/rival_busy.err ||
+	pn_fail "job_watcher_rival's load: $(cat /tmp/rival_busy.err)"
 pn_unload keyring_bridge
 jobctl kill -KILL "$(cat /tmp/jid_c)"
 # Revoked keys, and links to them, go at the next collection (gc_delay 1 s).
@@ -354,8 +356,10 @@ dmesg | grep -q "keyring_bridge: job's exec watcher is another module's" ||
 	pn_fail "keyring_bridge did not say why it could not load"
 pn_load keyring_bridge mode=link
 pn_unload keyring_bridge
-insmod "$PN_MODDIR/keyring_bridge.ko" 2> /dev/null &&
+insmod "$PN_MODDIR/keyring_bridge.ko" 2> /tmp/kb_busy.err &&
 	pn_fail "keyring_bridge in mode=link took the other exec watcher's place"
+grep -q busy /tmp/kb_busy.err ||
+	pn_fail "keyring_bridge's load after mode=link: $(cat /tmp/kb_busy.err)"
 pn_unload job_watcher_rival
 
 # mode=link links the job's keyring into the session keyring of the
