@@ -60,6 +60,7 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/oom.h>
+#include <linux/poison.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -96,20 +97,7 @@ enum pn_task_flag {
  * on the kit cache, a kit for some fork.
  */
 struct pn_task {
-	struct hlist_bl_node node;
-	/*
-	 * The table's key: the process's signal_struct, or the record's
-	 * task.  NULL once let go of (pn_entry_unbind()): a struct freed and
-	 * made again for another process never finds this entry.
-	 */
-	const void *key;
-	/*
-	 * Referenced: a process's leader (the thread that exec'd last), a
-	 * record's thread; NULL once let go of.
-	 */
-	struct task_struct *task;
-	/* A process's: its records, under its lock; a record's: the link. */
-	struct list_head records;
+	/* Zeroed by pn_entry_reset(), up to lock. */
 	unsigned int nr_records;
 	/* New threads left without a record, the cache empty: under lock. */
 	unsigned int records_missed;
@@ -129,22 +117,37 @@ struct pn_task {
 	unsigned int io_gen;
 	size_t attach_room;
 	int exit_status;		/* once the process ended: wait()'s */
-	raw_spinlock_t lock;		/* taken with interrupts off */
-	struct hlist_head subs;		/* in the order they were linked */
 	unsigned int nr_subs;
 	size_t subs_room;		/* the largest data_size of subs */
-	struct list_head forks;		/* subscriptions awaiting fork() */
 	unsigned long flags;
 	struct pn_task *kit;		/* the next child's entry; cached: next */
-	refcount_t ref;			/* table + queued works */
-	struct pn_task *next_dead;	/* once unreferenced: see pn_task_put() */
 	/*
 	 * Of an exit ended in the hook: what it could not free (it may not,
 	 * on PREEMPT_RT), for the grace period's end.
 	 */
 	struct pn_task *dead_kits;
 	struct pnotify_subscriber *dead_blocks;
+	/* Set by pn_entry_reset(), up to node. */
+	raw_spinlock_t lock;		/* taken with interrupts off */
+	refcount_t ref;			/* table + queued works */
+	struct hlist_head subs;		/* in the order they were linked */
+	struct list_head forks;		/* subscriptions awaiting fork() */
+	/* A process's: its records, under its lock; a record's: the link. */
+	struct list_head records;
+	/*
+	 * The table's key: the process's signal_struct, or the record's
+	 * task.  NULL once let go of (pn_entry_unbind()): a struct freed and
+	 * made again for another process never finds this entry.
+	 */
+	const void *key;
+	/*
+	 * Referenced: a process's leader (the thread that exec'd last), a
+	 * record's thread; NULL once let go of.
+	 */
+	struct task_struct *task;
 	/* Each written before it is read: see pn_entry_reset(). */
+	struct hlist_bl_node node;
+	struct pn_task *next_dead;	/* once unreferenced: see pn_task_put() */
 	unsigned long irqflags;		/* of the lock's holder */
 	struct callback_head prep_work;
 	struct callback_head exec_work;
@@ -441,6 +444,16 @@ static void pn_test_unloadable(void)
 	WARN_ON(atomic_read(&pn_test_returning));
 }
 
+/*
+ * The fields an entry's reset leaves as they are, poisoned: a read before
+ * its write follows a wild pointer, not a stale or zero one.
+ */
+static void pn_test_poison(struct pn_task *e)
+{
+	memset(&e->node, POISON_INUSE, sizeof(e->node));
+	memset(&e->next_dead, POISON_INUSE, sizeof(e->next_dead));
+}
+
 /* In every log of a load: a production system must not run this build. */
 static void pn_test_build_says_so(void)
 {
@@ -463,6 +476,7 @@ static inline void pn_test_unload_begins(void) { }
 static inline void pn_test_drained(void) { }
 static inline void pn_test_unloadable(void) { }
 static inline void pn_test_build_says_so(void) { }
+static inline void pn_test_poison(struct pn_task *e) { }
 #endif
 
 static struct {
@@ -499,21 +513,28 @@ static void pn_entry_free(struct pn_task *e)
 }
 
 /*
- * Everything of an entry but its blocks, as a new one has it, but for the
- * fields none reads before writing (irqflags on), which are left as they
- * are: a recycled entry's reset zeroes 72 bytes fewer.  Not under
- * kmemleak, which would take their old pointers for references.
+ * Everything of an entry but its blocks, as a new one has it: its counts
+ * and links zeroed, its lock, lists, reference and key set, and the
+ * fields none reads before writing (node on) left as they are: a
+ * recycled entry's reset stores 11 words, not 35.  Not under kmemleak,
+ * which would take their old pointers for references; the lock too under
+ * lock statistics, whose ip its init does not set.
  */
-static void pn_entry_reset(struct pn_task *e)
+static __always_inline void pn_entry_reset(struct pn_task *e)
 {
 	memset(e, 0, IS_ENABLED(CONFIG_DEBUG_KMEMLEAK) ?
 		     offsetof(struct pn_task, room) :
-		     offsetof(struct pn_task, irqflags));
+		     IS_ENABLED(CONFIG_LOCK_STAT) ?
+		     offsetof(struct pn_task, ref) :
+		     offsetof(struct pn_task, lock));
+	pn_test_poison(e);
 	raw_spin_lock_init(&e->lock);
+	refcount_set(&e->ref, 1);
 	INIT_HLIST_HEAD(&e->subs);
 	INIT_LIST_HEAD(&e->forks);
 	INIT_LIST_HEAD(&e->records);
-	refcount_set(&e->ref, 1);
+	e->key = NULL;
+	e->task = NULL;
 }
 
 /* The bytes of a block with @room bytes of data. */
@@ -574,8 +595,9 @@ static struct pn_task *pn_entry_alloc(unsigned int nr, size_t room, gfp_t gfp)
  * subscription): a followed process holds them too.  The reference goes
  * at the end, else in an RCU callback.
  */
-static void pn_entry_bind(struct pn_task *e, struct task_struct *task,
-			  const void *key)
+static __always_inline void pn_entry_bind(struct pn_task *e,
+					  struct task_struct *task,
+					  const void *key)
 {
 	get_task_struct(task);
 	e->task = task;
@@ -931,7 +953,7 @@ static void pn_task_put_kit(struct pn_task *e)
  * what they cannot take waits for @e's grace period.  Most have nothing
  * to keep (a process that never forked): they are only put.
  */
-static void pn_entry_let_go_atomic(struct pn_task *e)
+static __always_inline void pn_entry_let_go_atomic(struct pn_task *e)
 {
 	pn_entry_unbind(e);
 	if (e->dead_blocks || (e->dead_kits && e->dead_kits->kit))
@@ -1366,7 +1388,8 @@ static struct pn_task *pn_task_get_or_insert(struct pn_task *new)
  * Takes @e (locked), a process's entry or a record, out of the table;
  * returns its kit, on the chain *@kits (linked through ->kit).
  */
-static void pn_entry_unhash(struct pn_task *e, struct pn_task **kits)
+static __always_inline void pn_entry_unhash(struct pn_task *e,
+					    struct pn_task **kits)
 {
 	struct hlist_bl_head *head = pn_bucket(e->key);
 
@@ -1400,7 +1423,7 @@ static void pn_record_unhash(struct pn_task *e, struct pn_task *rec)
  * for it to let go of (pn_records_let_go()): no one else touches the list
  * of an entry out of the table.
  */
-static struct pn_task *pn_task_unhash(struct pn_task *e)
+static __always_inline struct pn_task *pn_task_unhash(struct pn_task *e)
 {
 	struct pn_task *rec, *kits = NULL;
 
@@ -1454,8 +1477,8 @@ static void pn_task_retire(struct pn_task *e, struct pn_task *kit)
  * or NULL when it has none.  A record is its process's: it changes only
  * under the process's entry lock.  With preemption disabled.
  */
-static struct pn_task *pn_kit_holder(struct pn_task *e,
-				     struct task_struct *task)
+static __always_inline struct pn_task *pn_kit_holder(struct pn_task *e,
+						     struct task_struct *task)
 {
 	struct pn_task *rec;
 
@@ -2002,7 +2025,8 @@ static bool pn_process_exiting(const struct pn_task *e)
  * is claimed, or before that, with every thread exiting, its group exit's
  * code if it has one.
  */
-static void pn_sub_unlinked(struct pn_task *e, struct pnotify_subscriber *sub)
+static __always_inline void pn_sub_unlinked(struct pn_task *e,
+					    struct pnotify_subscriber *sub)
 {
 	const struct signal_struct *sig = e->task->signal;
 
@@ -2509,19 +2533,22 @@ static void pn_fork_restock(struct pn_task *pe, struct pn_task *holder,
 			    struct task_struct *parent, struct pn_task *ce,
 			    struct task_struct *child)
 {
+	/* The kit the fork did not take, maybe left short. */
+	bool kept = holder->kit;
 	unsigned int nr;
 	size_t room;
 
 	pn_task_needs(pe, &nr, &room);
 	if (likely(!pn_test_kits_skip())) {
 		raw_spin_lock(&pn_kits_lock);
-		if (!holder->kit)
+		if (!kept)
 			holder->kit = pn_kits_pop(nr, room);
 		if (!ce->kit)
 			ce->kit = pn_kits_pop(nr, room);
 		raw_spin_unlock(&pn_kits_lock);
 	}
-	if (!pn_kit_fits(holder->kit, nr, room))
+	/* A kit popped fits. */
+	if (kept ? !pn_kit_fits(holder->kit, nr, room) : !holder->kit)
 		pn_task_queue_refill(holder, parent);
 	if (!ce->kit)
 		pn_task_queue_refill(ce, child);

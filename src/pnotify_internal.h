@@ -5,6 +5,8 @@
 #ifndef _PNOTIFY_INTERNAL_H
 #define _PNOTIFY_INTERNAL_H
 
+#include <linux/atomic.h>
+#include <linux/bug.h>
 #include <linux/seq_file.h>
 #include <linux/sched.h>
 
@@ -44,8 +46,27 @@ void pn_exec_direct_call(void);
  * disarm idle_ms after the last hold went.
  */
 int pn_hooks_get(void);
-void pn_hooks_hold(void);
-void pn_hooks_put(void);
+void pn_hooks_held_none(void);
+void pn_hooks_last_put(long holds);
+extern atomic_long_t pn_hook_holds;
+
+/*
+ * Inline, for every fork and exit of a followed process takes one of
+ * each; what is rare, out of line.
+ */
+static inline void pn_hooks_hold(void)
+{
+	if (unlikely(atomic_long_inc_return(&pn_hook_holds) == 1))
+		pn_hooks_held_none();
+}
+
+static inline void pn_hooks_put(void)
+{
+	long holds = atomic_long_dec_return(&pn_hook_holds);
+
+	if (unlikely(holds <= 0))
+		pn_hooks_last_put(holds);
+}
 
 /* For the benchmark module only (symbol namespace PNOTIFY_INTERNAL). */
 int pn_core_dispatch_exec(struct task_struct *task);

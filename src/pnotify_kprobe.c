@@ -223,7 +223,7 @@ MODULE_PARM_DESC(idle_ms, "how long the hooks stay armed once nothing is followe
  * wants the hooks armed waits for them only killably: killed with its
  * namespace, it lets the init go on.
  */
-static atomic_long_t pn_hook_holds = ATOMIC_LONG_INIT(0);
+atomic_long_t pn_hook_holds = ATOMIC_LONG_INIT(0);
 static DEFINE_MUTEX(pn_arm_lock);
 static bool pn_ops_registered;	/* from the first arming to the unload */
 static int pn_arm_err;		/* of the last arming */
@@ -461,12 +461,6 @@ int pn_hooks_get(void)
 	return err;
 }
 
-/* Another hold, by a holder of one: any context. */
-void pn_hooks_hold(void)
-{
-	WARN_ON_ONCE(atomic_long_inc_return(&pn_hook_holds) == 1);
-}
-
 /*
  * Disarms the hooks if nothing holds them, idle_ms after the last hold
  * went.  A hook running meanwhile finds nothing to follow.  The probe
@@ -505,10 +499,15 @@ static void pn_hooks_idle_later(void)
 				 msecs_to_jiffies(READ_ONCE(idle_ms)));
 }
 
-void pn_hooks_put(void)
+/* pn_hooks_hold() found no hold: its caller held none. */
+void __cold pn_hooks_held_none(void)
 {
-	long holds = atomic_long_dec_return(&pn_hook_holds);
+	WARN_ON_ONCE(1);
+}
 
+/* pn_hooks_put() dropped the last hold, or one too many. */
+void __cold pn_hooks_last_put(long holds)
+{
 	WARN_ON_ONCE(holds < 0);
 	if (!holds)
 		pn_hooks_idle_later();
