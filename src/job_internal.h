@@ -12,14 +12,18 @@
 #include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
+#include <linux/sched/signal.h>
 #include <linux/signal.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
+#include <linux/vtime.h>
 #include <linux/wait.h>
 #include <pnotify.h>
+#include "wrapper/sched.h"
 
 /* An ended job's final record (job_acct.c). */
 struct job_record;
@@ -129,12 +133,95 @@ u64 job_missed_signals(struct job *job, struct task_struct *child);
 long job_ioc_waitjid(void *arg);
 long job_ioc_killjid(void *arg);
 
-/* job_acct.c */
+/* job_acct.c; what the exit hook calls inline, for its call's cost. */
 void job_sums_add_process(struct job_sums *sums, struct task_struct *task);
-void job_sums_add_io(struct job_sums *sums, const struct pnotify_io *io);
-bool job_ended_alone(void);
-void job_sums_add_ended(struct job_sums *sums,
-			const struct pnotify_subscriber *sub);
+void job_sums_add_vtime(struct job_sums *sums, struct task_struct *task);
+
+static inline void job_sums_add_rss(struct job_sums *sums, unsigned long pages)
+{
+	sums->maxrss_kb = max_t(u64, sums->maxrss_kb,
+				(u64)pages << (PAGE_SHIFT - 10));
+}
+
+/* Adds CPU time: @utime and @stime sampled, @runtime precise. */
+static inline void job_sums_add_cputime(struct job_sums *sums, u64 utime,
+					u64 stime, u64 runtime)
+{
+	sums->user_ticks_ns += utime;
+	sums->sys_ticks_ns += stime;
+	sums->runtime_ns += runtime;
+}
+
+/*
+ * Adds a member's I/O, as pnotify counts it: signal->ioac would add the
+ * children it waited for, members counted at their own end, once more.
+ */
+static inline void job_sums_add_io(struct job_sums *sums,
+				   const struct pnotify_io *io)
+{
+	sums->read_bytes += io->rchar;
+	sums->write_bytes += io->wchar;
+}
+
+/*
+ * Adds what the threads of @sig reaped so far used, which __exit_signal()
+ * sums there, and the largest RSS of its mm (do_exit() folds its hiwater
+ * mark into signal->maxrss in the thread that ends the group, before
+ * exit_mm(); exec_mmap() that of an mm an exec replaced).
+ */
+static inline void job_sums_add_reaped(struct job_sums *sums,
+				       const struct signal_struct *sig)
+{
+	job_sums_add_cputime(sums, sig->utime, sig->stime,
+			     sig->sum_sched_runtime);
+	job_sums_add_rss(sums, sig->maxrss);
+}
+
+/*
+ * Whether the exiting current, ending its process, is the last of its
+ * threads not reaped, with what the others used summed in its
+ * signal_struct: __exit_signal() sums a thread there, and decrements
+ * nr_threads, in one write section of stats_lock.  The decrement seen,
+ * that section has begun; the sequence then even, it is over, and no
+ * other can begin, with no thread left to reap.  Else the process's use
+ * is read in process context (job_sums_add_process()).
+ */
+static inline bool job_ended_alone(void)
+{
+	struct signal_struct *sig = current->signal;
+
+	/* The sequence, and the sums, are read after the count. */
+	if (smp_load_acquire(&sig->nr_threads) != 1)
+		return false;
+	return !(pn_read_seqbegin_nowait(&sig->stats_lock) & 1);
+}
+
+/*
+ * Adds to @sums what the exiting current, ending its process alone
+ * (job_ended_alone()), and the threads of its process reaped before it
+ * used, past exit_mm(), and the I/O of its subscription @sub: in its exit
+ * hook, preemption disabled.  Its CPU
+ * time is read as the scheduler keeps it, as task_cputime_adjusted()
+ * would read it, but without the split and the lock that come with it:
+ * the job's is split once, when reported.  Where the task's time is kept
+ * by virtual time accounting (a nohz_full CPU), only
+ * task_cputime_adjusted() can read it, under the task's pi_lock, its
+ * runqueue's lock and its prev_cputime lock (all raw, taken after the
+ * job's by the caller).
+ */
+static inline void job_sums_add_ended(struct job_sums *sums,
+				      const struct pnotify_subscriber *sub)
+{
+	struct task_struct *task = current;
+
+	if (vtime_accounting_enabled_this_cpu())
+		job_sums_add_vtime(sums, task);
+	else
+		job_sums_add_cputime(sums, task->utime, task->stime,
+				     task->se.sum_exec_runtime);
+	job_sums_add_io(sums, pnotify_exit_io(sub));
+	job_sums_add_reaped(sums, task->signal);
+}
 
 /* Adds @more to @sums. */
 static inline void job_sums_fold(struct job_sums *sums,
