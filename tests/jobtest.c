@@ -2907,7 +2907,7 @@ static void *fork_while_attached(void *arg)
 	struct attach_forks *forks = arg;
 
 	while (!__atomic_load_n(&forks->stop, __ATOMIC_ACQUIRE)) {
-		long long start = now_us(), end;
+		long long start = now_us(), end, attach_start, attach_end;
 		pid_t child = fork();
 		int status;
 
@@ -2920,18 +2920,21 @@ static void *fork_while_attached(void *arg)
 			continue;
 		}
 		status = wait_for(child);
+		/*
+		 * Each read once: the attach may end between two reads, and a
+		 * fork made before it would then count as made after.  The end
+		 * first: with it, the start it follows.
+		 */
+		attach_end = __atomic_load_n(&forks->attach_end_us, __ATOMIC_ACQUIRE);
+		attach_start = __atomic_load_n(&forks->attach_start_us, __ATOMIC_ACQUIRE);
 		__atomic_fetch_add(&forks->children, 1, __ATOMIC_RELAXED);
 		if (!WIFEXITED(status)) {
 			__atomic_fetch_add(&forks->killed, 1, __ATOMIC_RELAXED);
-		} else if (start > __atomic_load_n(&forks->attach_end_us, __ATOMIC_ACQUIRE) &&
-			   __atomic_load_n(&forks->attach_end_us, __ATOMIC_ACQUIRE)) {
+		} else if (attach_end && start > attach_end) {
 			__atomic_fetch_add(&forks->after, 1, __ATOMIC_RELAXED);
 			if (WEXITSTATUS(status))
 				__atomic_fetch_add(&forks->after_outside, 1, __ATOMIC_RELAXED);
-		} else if (__atomic_load_n(&forks->attach_start_us, __ATOMIC_ACQUIRE) &&
-			   start < __atomic_load_n(&forks->attach_start_us, __ATOMIC_ACQUIRE) &&
-			   end > __atomic_load_n(&forks->attach_end_us, __ATOMIC_ACQUIRE) &&
-			   __atomic_load_n(&forks->attach_end_us, __ATOMIC_ACQUIRE)) {
+		} else if (attach_end && start < attach_start && end > attach_end) {
 			__atomic_fetch_add(&forks->in_flight, 1, __ATOMIC_RELAXED);
 		}
 	}
