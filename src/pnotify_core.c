@@ -445,7 +445,7 @@ static void pn_test_unloadable(void)
 }
 
 /*
- * The fields an entry's reset leaves as they are, poisoned: a read before
+ * The two links an entry's reset no longer zeroes, poisoned: a read before
  * its write follows a wild pointer, not a stale or zero one.
  */
 static void pn_test_poison(struct pn_task *e)
@@ -516,7 +516,7 @@ static void pn_entry_free(struct pn_task *e)
  * Everything of an entry but its blocks, as a new one has it: its counts
  * and links zeroed, its lock, lists, reference and key set, and the
  * fields none reads before writing (node on) left as they are: a
- * recycled entry's reset stores 11 words, not 35.  Not under kmemleak,
+ * recycled entry's reset zeroes 11 words, not 23.  Not under kmemleak,
  * which would take their old pointers for references; the lock too under
  * lock statistics, whose ip its init does not set.
  */
