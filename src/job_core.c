@@ -374,15 +374,15 @@ static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 {
 	struct job_member *m = sub->data;
 	struct job *job = m->job;
-	unsigned long flags;
 
 	if (!job_ended_alone())
 		return PNOTIFY_CALL_EXIT;
-	raw_spin_lock_irqsave(&job->lock, flags);
+	/* Interrupts are off in the exit hook. */
+	raw_spin_lock(&job->lock);
 	job_sums_add_ended(&job->spent, sub);
 	job->spent.nr_tasks += pnotify_threads_made(sub);
 	m->ended = job_member_remove_locked(job, m, pnotify_exit_status(sub));
-	raw_spin_unlock_irqrestore(&job->lock, flags);
+	raw_spin_unlock(&job->lock);
 	m->left = true;
 	/*
 	 * Not the last reference: the leader, whose pid the tgid is, is

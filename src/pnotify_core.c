@@ -926,15 +926,16 @@ static void pn_cache_keep(struct pn_task **kits,
  * record's unused one (every followed thread holds one), and no block:
  * the kit is cached in the section of the cache lock that drops @e's
  * reference, if it fits and there is room; else it waits for @e's grace
- * period.
+ * period.  Interrupts off, which every caller has: the lock needs no
+ * saving.
  */
 static void pn_task_put_kit(struct pn_task *e)
 {
 	struct pn_task *kit = e->dead_kits;
-	unsigned long flags;
 	bool start = false;
 
-	raw_spin_lock_irqsave(&pn_kits_lock, flags);
+	lockdep_assert_irqs_disabled();
+	raw_spin_lock(&pn_kits_lock);
 	if (pn_kit_fits(kit, READ_ONCE(pn_nr_events), READ_ONCE(pn_room)) &&
 	    pn_nr_kits < PN_KITS_MAX) {
 		pn_kits_push(kit);
@@ -942,16 +943,17 @@ static void pn_task_put_kit(struct pn_task *e)
 	}
 	if (refcount_dec_and_test(&e->ref))
 		start = pn_task_bury_locked(e);
-	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+	raw_spin_unlock(&pn_kits_lock);
 	if (start)
 		call_rcu(&pn_grace, pn_grace_ended);
 }
 
 /*
- * pn_task_let_go() in a hook, which may not free: what @e's dead_kits and
- * dead_blocks hold goes to the caches, in the section that puts @e, and
- * what they cannot take waits for @e's grace period.  Most have nothing
- * to keep (a process that never forked): they are only put.
+ * pn_task_let_go() with interrupts off, in a hook, which may not free, or
+ * under an entry's lock: what @e's dead_kits and dead_blocks hold goes to
+ * the caches, in the section that puts @e, and what they cannot take
+ * waits for @e's grace period.  Most have nothing to keep (a process that
+ * never forked): they are only put.
  */
 static __always_inline void pn_entry_let_go_atomic(struct pn_task *e)
 {
@@ -1258,10 +1260,10 @@ static struct pn_task *pn_task_lookup(struct task_struct *task)
 /*
  * Entry locks are taken with interrupts off: the fork hook takes them under
  * siglock and tasklist_lock, which interrupts take too.  @irqs_off: the
- * caller has them off already and keeps them off (the fork hook, but on
- * PREEMPT_RT, where those locks sleep and leave them on), so that they
- * need no saving (about 30 instructions a fork in a job), and unlocks the
- * same way, which restores nothing.
+ * caller has them off already and keeps them off (the exit hook; the
+ * fork hook, but on PREEMPT_RT, where those locks sleep and leave them
+ * on), so that they need no saving (about 30 instructions a fork in a
+ * job), and unlocks the same way, which restores nothing.
  */
 static __always_inline void __pn_entry_lock(struct pn_task *e, int subclass,
 					    bool irqs_off)
@@ -1296,13 +1298,16 @@ static void pn_entry_unlock(struct pn_task *e)
 	__pn_entry_unlock(e, false);
 }
 
-/* In the fork hook: see __pn_entry_lock(). */
-static __always_inline void pn_fork_lock(struct pn_task *e, int subclass)
+/*
+ * In the fork hook, and in the exit hook, which turns interrupts off for
+ * its whole end (pn_core_exit()): see __pn_entry_lock().
+ */
+static __always_inline void pn_hook_lock(struct pn_task *e, int subclass)
 {
 	__pn_entry_lock(e, subclass, true);
 }
 
-static __always_inline void pn_fork_unlock(struct pn_task *e)
+static __always_inline void pn_hook_unlock(struct pn_task *e)
 {
 	__pn_entry_unlock(e, true);
 }
@@ -1323,20 +1328,28 @@ pn_task_lock_rcu(struct task_struct *task, bool irqs_off)
 }
 
 /*
- * The live entry of @task's process, locked, or NULL; as pn_task_lookup().
- * The hooks' lookup.  An entry found dead was taken out of the table in
- * the section of its lock that marked it so (it went idle as another
+ * The live entry of @task's process, locked, or NULL, from @e, what
+ * pn_task_lookup() found.  An entry found dead was taken out of the table
+ * in the section of its lock that marked it so (it went idle as another
  * attach entered a new one, say): a walk begun since cannot find it.
  */
 static __always_inline struct pn_task *
+pn_entry_lock_live(struct pn_task *e, struct task_struct *task, bool irqs_off)
+{
+	for (; e; e = pn_task_lookup(task)) {
+		__pn_entry_lock(e, 0, irqs_off);
+		if (!test_bit(PN_DEAD, &e->flags))
+			return e;
+		__pn_entry_unlock(e, irqs_off);
+	}
+	return NULL;
+}
+
+/* The hooks' lookup: see pn_entry_lock_live(). */
+static __always_inline struct pn_task *
 pn_task_lock_live(struct task_struct *task, bool irqs_off)
 {
-	struct pn_task *e;
-
-	while ((e = pn_task_lock_rcu(task, irqs_off)) &&
-	       test_bit(PN_DEAD, &e->flags))
-		__pn_entry_unlock(e, irqs_off);
-	return e;
+	return pn_entry_lock_live(pn_task_lookup(task), task, irqs_off);
 }
 
 /* @task's entry, locked (maybe dead), or NULL.  Any context. */
@@ -2354,7 +2367,7 @@ static int pn_fork_inherit(struct pn_task *ce, struct pn_task *kit,
 }
 
 /*
- * The child's entry, locked by pn_fork_lock(): the @kit bound to it,
+ * The child's entry, locked by pn_hook_lock(): the @kit bound to it,
  * entered in the table, or the entry a walk of all threads (attach, init)
  * gave the child between its joining its thread group and this hook.
  */
@@ -2364,7 +2377,7 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 	struct pn_task *e;
 
 	for (;;) {
-		pn_fork_lock(kit, SINGLE_DEPTH_NESTING);
+		pn_hook_lock(kit, SINGLE_DEPTH_NESTING);
 		hlist_bl_lock(head);
 		e = pn_lookup(kit->key);
 		if (e && test_bit(PN_DEAD, &e->flags))
@@ -2374,12 +2387,12 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 		hlist_bl_unlock(head);
 		if (!e)
 			return kit;
-		pn_fork_unlock(kit);
+		pn_hook_unlock(kit);
 		/* RCU keeps it: the hook runs with preemption disabled. */
-		pn_fork_lock(e, SINGLE_DEPTH_NESTING);
+		pn_hook_lock(e, SINGLE_DEPTH_NESTING);
 		if (!test_bit(PN_DEAD, &e->flags))
 			return e;
-		pn_fork_unlock(e);
+		pn_hook_unlock(e);
 	}
 }
 
@@ -2708,7 +2721,7 @@ static void pn_core_fork_thread(struct task_struct *parent,
 	pn_task_needs(e, &nr, &room);
 	if (nr)
 		pn_fork_record(e, parent, child, nr, room);
-	pn_fork_unlock(e);
+	pn_hook_unlock(e);
 }
 
 /*
@@ -2732,7 +2745,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	if (likely(!pe))
 		return;
 	if (!pe->nr_subs || !pn_task_is_user(child)) {
-		pn_fork_unlock(pe);
+		pn_hook_unlock(pe);
 		return;
 	}
 	atomic_long_inc(&pn_stats.forks_followed);
@@ -2748,7 +2761,7 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 		 * too small, for a subscription added during this fork: the
 		 * thread asked for one again.
 		 */
-		pn_fork_unlock(pe);
+		pn_hook_unlock(pe);
 		pn_fork_doom(child);
 		return;
 	}
@@ -2769,8 +2782,8 @@ void pn_core_fork(struct task_struct *parent, struct task_struct *child)
 	 */
 	prep_child = (!list_empty(&ce->forks) || !ce->nr_subs) &&
 		     pn_task_claim_prep(ce);
-	pn_fork_unlock(ce);
-	pn_fork_unlock(pe);
+	pn_hook_unlock(ce);
+	pn_hook_unlock(pe);
 	if (prep_child)
 		pn_task_queue_prep(ce, child);
 	if (failed)
@@ -3171,7 +3184,7 @@ pn_entry_keep_blocks(struct pn_task *e, struct pnotify_subscriber *b)
 /*
  * Ends every subscription of @e (locked, pn_task_can_leave()) and takes it
  * out of the table, in the exit hook of @task, the process's thread that
- * ends it: leave() ends each subscription that
+ * ends it, interrupts off: leave() ends each subscription that
  * nothing else holds, the last holder of any other calls its exit().  One
  * whose leave() asks for exit() is linked again, to the entry now out of
  * the table, for the exit work (or an unregister first) to end as usual.
@@ -3190,7 +3203,7 @@ static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 
 	pn_task_unlink_all(e, &ended);
 	kit = pn_task_unhash(e);
-	pn_entry_unlock(e);
+	pn_hook_unlock(e);
 	/* Most processes never fork from a thread other than the leader. */
 	if (unlikely(!list_empty(&e->records)))
 		pn_records_let_go(&e->records);
@@ -3205,9 +3218,9 @@ static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 		}
 		/* No one could find it meanwhile: the link's reference again. */
 		refcount_set(&sub->ref, 1);
-		pn_entry_lock(e);
+		pn_hook_lock(e, 0);
 		pn_sub_add(e, sub);
-		pn_entry_unlock(e);
+		pn_hook_unlock(e);
 		exit_due = true;
 	}
 	/* What the caches cannot take waits for @e's grace period. */
@@ -3295,8 +3308,38 @@ static bool pn_task_ends_process(struct pn_task *e, struct task_struct *task)
 	return ends;
 }
 
+/*
+ * The exit hook's part for a thread of the process @e (locked, live),
+ * interrupts off.
+ */
+static void pn_task_exit_locked(struct pn_task *e, struct task_struct *task)
+{
+	if (!pn_task_ends_process(e, task)) {
+		pn_hook_unlock(e);
+		return;
+	}
+	if (pn_task_can_leave(e)) {
+		if (!pn_task_leave(e, task))
+			return;
+	} else {
+		refcount_inc(&e->ref);
+		pn_hook_unlock(e);
+	}
+	pn_exiting_add(e);
+	/*
+	 * Queued before exit_task_work(): it cannot fail here.  (If it did,
+	 * subscriptions linked again by pn_task_leave() would never end.)
+	 */
+	if (WARN_ON_ONCE(pn_queue_work(task, &e->exit_work, pn_exit_work,
+				       PN_TWA_NONE))) {
+		pn_exiting_del(e);
+		pn_task_put(e);
+	}
+}
+
 void pn_core_exit(struct task_struct *task)
 {
+	unsigned long flags;
 	struct pn_task *e;
 
 	pn_test_straggle(task);
@@ -3313,30 +3356,18 @@ void pn_core_exit(struct task_struct *task)
 	if (!thread_group_leader(task) && atomic_read(&task->signal->live) &&
 	    !pn_lookup(task))
 		return;
-	e = pn_task_lock_live(task, false);
+	e = pn_task_lookup(task);
 	if (likely(!e))
 		return;
-	if (!pn_task_ends_process(e, task)) {
-		pn_entry_unlock(e);
-		return;
-	}
-	if (pn_task_can_leave(e)) {
-		if (!pn_task_leave(e, task))
-			return;
-	} else {
-		refcount_inc(&e->ref);
-		pn_entry_unlock(e);
-	}
-	pn_exiting_add(e);
 	/*
-	 * Queued before exit_task_work(): it cannot fail here.  (If it did,
-	 * subscriptions linked again by pn_task_leave() would never end.)
+	 * Off for the whole end, leave() included (pnotify.h): its locks
+	 * then need no saving.
 	 */
-	if (WARN_ON_ONCE(pn_queue_work(task, &e->exit_work, pn_exit_work,
-				       PN_TWA_NONE))) {
-		pn_exiting_del(e);
-		pn_task_put(e);
-	}
+	local_irq_save(flags);
+	e = pn_entry_lock_live(e, task, true);
+	if (e)
+		pn_task_exit_locked(e, task);
+	local_irq_restore(flags);
 }
 
 /* ---- the subscriber API ------------------------------------------------- */

@@ -194,8 +194,8 @@ static int testsub_leave(struct task_struct *task,
 	struct testsub_data *d = sub->data;
 
 	atomic_long_inc(&nr_leave);
-	/* Preemption off, interrupts on: see pnotify.h. */
-	if (WARN(preemptible() || irqs_disabled() || task != current ||
+	/* Preemption and interrupts off: see pnotify.h. */
+	if (WARN(preemptible() || !irqs_disabled() || task != current ||
 		 atomic_read(&task->signal->live),
 		 "testsub: leave() for process %d in pid %d, preemptible %d, interrupts off %d\n",
 		 d->pid, task_pid_nr(current), preemptible(), irqs_disabled()))
