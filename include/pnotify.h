@@ -230,6 +230,12 @@ pnotify_exit_io(const struct pnotify_subscriber *sub)
 int pnotify_task_io(struct task_struct *task, struct pnotify_events *events,
 		    const void *data, struct pnotify_io *io);
 
+/*
+ * Exported under the version of the callbacks' contract, so that a
+ * subscriber built against another does not load beside this pnotify
+ * ("Unknown symbol pnotify_register_v2"): 2, leave() with interrupts off.
+ */
+#define pnotify_register pnotify_register_v2
 int pnotify_register(struct pnotify_events *events);
 void pnotify_unregister(struct pnotify_events *events);
 

@@ -378,6 +378,7 @@ static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 	if (!job_ended_alone())
 		return PNOTIFY_CALL_EXIT;
 	/* Interrupts are off in the exit hook. */
+	lockdep_assert_irqs_disabled();
 	raw_spin_lock(&job->lock);
 	job_sums_add_ended(&job->spent, sub);
 	job->spent.nr_tasks += pnotify_threads_made(sub);

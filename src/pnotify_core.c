@@ -454,6 +454,15 @@ static void pn_test_poison(struct pn_task *e)
 	memset(&e->next_dead, POISON_INUSE, sizeof(e->next_dead));
 }
 
+/*
+ * Interrupts off where the locks that follow are taken without saving
+ * them: what lockdep checks in debug builds, checked on any kernel.
+ */
+static void pn_assert_irqs_off(void)
+{
+	WARN_ON_ONCE(!irqs_disabled());
+}
+
 /* In every log of a load: a production system must not run this build. */
 static void pn_test_build_says_so(void)
 {
@@ -477,6 +486,7 @@ static inline void pn_test_drained(void) { }
 static inline void pn_test_unloadable(void) { }
 static inline void pn_test_build_says_so(void) { }
 static inline void pn_test_poison(struct pn_task *e) { }
+#define pn_assert_irqs_off() lockdep_assert_irqs_disabled()
 #endif
 
 static struct {
@@ -934,7 +944,7 @@ static void pn_task_put_kit(struct pn_task *e)
 	struct pn_task *kit = e->dead_kits;
 	bool start = false;
 
-	lockdep_assert_irqs_disabled();
+	pn_assert_irqs_off();
 	raw_spin_lock(&pn_kits_lock);
 	if (pn_kit_fits(kit, READ_ONCE(pn_nr_events), READ_ONCE(pn_room)) &&
 	    pn_nr_kits < PN_KITS_MAX) {
@@ -3107,7 +3117,9 @@ static void pn_exit_work(struct callback_head *work)
 
 /*
  * Whether the exit hook can end @e (locked) itself: every subscriber has
- * leave() and is not unregistering, no fork callback is pending, and the
+ * leave() and is not unregistering, no fork callback is pending, no
+ * thread of the process still exiting holds its record (letting go of
+ * each would keep interrupts off the longer: the work does), and the
  * kit cache, which only a work can top up, is at least half stocked.  (A
  * fork takes a kit; the entry it became comes back after its grace
  * period, except under KASAN, where entries are not reused and the cache
@@ -3121,7 +3133,8 @@ static bool pn_task_can_leave(struct pn_task *e)
 {
 	struct pnotify_subscriber *sub;
 
-	if (!list_empty(&e->forks) || READ_ONCE(pn_nr_kits) < PN_KITS_LOW / 2)
+	if (!list_empty(&e->forks) || !list_empty(&e->records) ||
+	    READ_ONCE(pn_nr_kits) < PN_KITS_LOW / 2)
 		return false;
 	hlist_for_each_entry(sub, &e->subs, task_link)
 		if (!sub->events->leave || READ_ONCE(sub->events->dying))
@@ -3198,21 +3211,21 @@ static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 	struct pnotify_subscriber *sub, *released = NULL;
 	struct hlist_node *next;
 	struct pn_task *kit;
-	bool exit_due = false;
+	bool exit_due = false, ended_now;
 	HLIST_HEAD(ended);
 
 	pn_task_unlink_all(e, &ended);
 	kit = pn_task_unhash(e);
 	pn_hook_unlock(e);
-	/* Most processes never fork from a thread other than the leader. */
-	if (unlikely(!list_empty(&e->records)))
-		pn_records_let_go(&e->records);
 	hlist_for_each_entry_safe(sub, next, &ended, task_link) {
 		pn_sub_take_ended(sub);
 		pn_test_spin(leave);
 		if (!refcount_dec_and_test(&sub->ref))
 			continue;
-		if (!sub->events->leave(task, sub)) {
+		ended_now = !sub->events->leave(task, sub);
+		/* A leave() that turned them on would break the locks below. */
+		pn_assert_irqs_off();
+		if (ended_now) {
 			pn_sub_release(sub, &released);
 			continue;
 		}
