@@ -66,9 +66,11 @@
  *  - leave(task, sub): optional, the exit's atomic step, the twin of
  *    inherit().  It runs in @task, the thread whose exit ends the process
  *    (the later of the last to exit and the leader: see pnotify_core.c),
- *    past exit_mm() and before exit_files(), in the same context as
- *    inherit() (interrupts off too) but with no lock held, when nothing
- *    else holds the subscription and the subscriber is not unregistering.
+ *    past exit_mm() and before exit_files(), with preemption and
+ *    interrupts disabled on every kernel, PREEMPT_RT included, and no lock
+ *    held: as in inherit(), only raw spinlocks, no allocation, no sleep.
+ *    It runs when nothing else holds the subscription and the subscriber
+ *    is not unregistering.
  *    Other threads of the process may still be in their exit path.
  *    Returns 0 when the subscription is done (exit() is not called),
  *    PNOTIFY_CALL_EXIT when exit() must still run, where it may sleep:

@@ -3145,8 +3145,9 @@ static bool pn_task_can_leave(struct pn_task *e)
 /*
  * What pn_sub_free() does after exit(), for a subscription leave() ended
  * in the exit hook: its block goes on @released, for pn_task_leave() to
- * keep.  The task is current: its reference here is not the last.  No
- * unregister waits for the count (pn_task_can_leave()).
+ * keep.  The task subscribed may be reaped: its last reference may go
+ * here, with interrupts off, which put_task_struct() allows (deferred on
+ * PREEMPT_RT).  No unregister waits for the count (pn_task_can_leave()).
  */
 static void pn_sub_release(struct pnotify_subscriber *sub,
 			   struct pnotify_subscriber **released)
@@ -3217,6 +3218,8 @@ static bool pn_task_leave(struct pn_task *e, struct task_struct *task)
 	pn_task_unlink_all(e, &ended);
 	kit = pn_task_unhash(e);
 	pn_hook_unlock(e);
+	/* pn_task_can_leave() left them to the work, which lets go of them. */
+	WARN_ON_ONCE(!list_empty(&e->records));
 	hlist_for_each_entry_safe(sub, next, &ended, task_link) {
 		pn_sub_take_ended(sub);
 		pn_test_spin(leave);

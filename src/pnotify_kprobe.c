@@ -101,8 +101,8 @@ void notrace pn_exec_direct_call(void)
  * sched_process_exit(tsk) in do_exit(), in the exiting task: after
  * PF_EXITING is set, which orders the hook against subscriptions made from
  * other tasks, after exit_mm() and before exit_files() and
- * exit_task_work().  Called with preemption disabled.  Only queues a task
- * work.
+ * exit_task_work().  Called with preemption disabled.  Ends a followed
+ * process there, with interrupts off (leave()), or queues its exit work.
  */
 static void notrace pn_probe_exit(void *data, struct task_struct *task)
 {
