@@ -38,6 +38,7 @@
 #include <job_kernel.h>
 #include "job_internal.h"
 #include "wrapper/sched.h"
+#include "wrapper/spinlock.h"
 
 unsigned int job_hid;
 module_param_named(hid, job_hid, uint, 0444);
@@ -345,7 +346,7 @@ static int job_inherit(struct task_struct *child,
 	int ret = 0, sig;
 
 	/* Interrupts are off in the fork hook. */
-	raw_spin_lock(&job->lock);
+	pn_lock_irqs_off(&job->lock);
 	if (job->detaching) {
 		/* Forked while the job is being detached: not a member. */
 		ret = PNOTIFY_SKIP;
@@ -355,7 +356,7 @@ static int job_inherit(struct task_struct *child,
 		if (!list_empty(&job->kills))
 			missed = job_missed_signals(job, child);
 	}
-	raw_spin_unlock(&job->lock);
+	pn_unlock_irqs_off(&job->lock);
 	for (sig = 1; missed; sig++, missed >>= 1)
 		if (missed & 1)
 			pnotify_inherit_signal(child, sig);
@@ -379,11 +380,11 @@ static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 		return PNOTIFY_CALL_EXIT;
 	/* Interrupts are off in the exit hook. */
 	lockdep_assert_irqs_disabled();
-	raw_spin_lock(&job->lock);
+	pn_lock_irqs_off(&job->lock);
 	job_sums_add_ended(&job->spent, sub);
 	job->spent.nr_tasks += pnotify_threads_made(sub);
 	m->ended = job_member_remove_locked(job, m, pnotify_exit_status(sub));
-	raw_spin_unlock(&job->lock);
+	pn_unlock_irqs_off(&job->lock);
 	m->left = true;
 	/*
 	 * Not the last reference: the leader, whose pid the tgid is, is

@@ -72,6 +72,7 @@
 #include "pnotify_internal.h"
 #include "wrapper/sched.h"
 #include "wrapper/shrinker.h"
+#include "wrapper/spinlock.h"
 #include "wrapper/task_work.h"
 
 /* 16384 buckets: a chain stays short with tens of thousands followed. */
@@ -945,7 +946,7 @@ static void pn_task_put_kit(struct pn_task *e)
 	bool start = false;
 
 	pn_assert_irqs_off();
-	raw_spin_lock(&pn_kits_lock);
+	pn_lock_irqs_off(&pn_kits_lock);
 	if (pn_kit_fits(kit, READ_ONCE(pn_nr_events), READ_ONCE(pn_room)) &&
 	    pn_nr_kits < PN_KITS_MAX) {
 		pn_kits_push(kit);
@@ -953,7 +954,7 @@ static void pn_task_put_kit(struct pn_task *e)
 	}
 	if (refcount_dec_and_test(&e->ref))
 		start = pn_task_bury_locked(e);
-	raw_spin_unlock(&pn_kits_lock);
+	pn_unlock_irqs_off(&pn_kits_lock);
 	if (start)
 		call_rcu(&pn_grace, pn_grace_ended);
 }
@@ -1281,8 +1282,7 @@ static __always_inline void __pn_entry_lock(struct pn_task *e, int subclass,
 	unsigned long flags;
 
 	if (irqs_off && !IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		lockdep_assert_irqs_disabled();
-		raw_spin_lock_nested(&e->lock, subclass);
+		pn_lock_irqs_off_nested(&e->lock, subclass);
 		return;
 	}
 	raw_spin_lock_irqsave_nested(&e->lock, flags, subclass);
@@ -1293,7 +1293,7 @@ static __always_inline void __pn_entry_unlock(struct pn_task *e,
 					      bool irqs_off)
 {
 	if (irqs_off && !IS_ENABLED(CONFIG_PREEMPT_RT))
-		raw_spin_unlock(&e->lock);
+		pn_unlock_irqs_off(&e->lock);
 	else
 		raw_spin_unlock_irqrestore(&e->lock, e->irqflags);
 }
@@ -2563,12 +2563,12 @@ static void pn_fork_restock(struct pn_task *pe, struct pn_task *holder,
 
 	pn_task_needs(pe, &nr, &room);
 	if (likely(!pn_test_kits_skip())) {
-		raw_spin_lock(&pn_kits_lock);
+		pn_lock_irqs_off(&pn_kits_lock);
 		if (!kept)
 			holder->kit = pn_kits_pop(nr, room);
 		if (!ce->kit)
 			ce->kit = pn_kits_pop(nr, room);
-		raw_spin_unlock(&pn_kits_lock);
+		pn_unlock_irqs_off(&pn_kits_lock);
 	}
 	/* A kit popped fits. */
 	if (kept ? !pn_kit_fits(holder->kit, nr, room) : !holder->kit)
@@ -2610,14 +2610,14 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 	holder = skip ? NULL : pn_kit_holder(pe, creator);
 	cache = !skip && likely(!pn_test_kits_skip());
 	/* In the fork hook's lock section: interrupts are off. */
-	raw_spin_lock(&pn_kits_lock);
+	pn_lock_irqs_off(&pn_kits_lock);
 	if (task == creator && (!cache || pn_nr_kits < 2))
 		rec = pn_spares_pop();
 	if (!rec && cache)
 		rec = pn_kits_pop(0, 0);
 	if (rec && cache)
 		kit = pn_kits_pop(nr, room);
-	raw_spin_unlock(&pn_kits_lock);
+	pn_unlock_irqs_off(&pn_kits_lock);
 	if (!rec && holder && holder->kit) {
 		rec = holder->kit;
 		holder->kit = NULL;
@@ -2626,9 +2626,9 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 	if (holder && !holder->kit)
 		pn_task_queue_refill(holder, creator);
 	if (!rec && task != creator) {
-		raw_spin_lock(&pn_kits_lock);
+		pn_lock_irqs_off(&pn_kits_lock);
 		rec = pn_spares_pop();
-		raw_spin_unlock(&pn_kits_lock);
+		pn_unlock_irqs_off(&pn_kits_lock);
 	}
 	/*
 	 * None: its record is made later (pn_task_queue_record()).  An
@@ -2690,9 +2690,9 @@ static struct pn_task *pn_fork_kit_missing(struct pn_task *pe,
 		pn_fork_record(pe, parent, parent, nr, room);
 		holder = pn_kit_holder(pe, parent);
 	} else if (!holder->kit && likely(!pn_test_kits_skip())) {
-		raw_spin_lock(&pn_kits_lock);
+		pn_lock_irqs_off(&pn_kits_lock);
 		holder->kit = pn_kits_pop(nr, room);
-		raw_spin_unlock(&pn_kits_lock);
+		pn_unlock_irqs_off(&pn_kits_lock);
 	}
 	/* With none, pn_fork_record() asked for one. */
 	if (holder && !pn_kit_fits(holder->kit, nr, room))
