@@ -345,7 +345,7 @@ static int job_inherit(struct task_struct *child,
 	u64 missed = 0;
 	int ret = 0, sig;
 
-	/* Interrupts are off in the fork hook. */
+	/* Under the fork hook's entry locks: interrupts are off. */
 	pn_lock_irqs_off(&job->lock);
 	if (job->detaching) {
 		/* Forked while the job is being detached: not a member. */
@@ -379,7 +379,6 @@ static int job_leave(struct task_struct *task, struct pnotify_subscriber *sub)
 	if (!job_ended_alone())
 		return PNOTIFY_CALL_EXIT;
 	/* Interrupts are off in the exit hook. */
-	lockdep_assert_irqs_disabled();
 	pn_lock_irqs_off(&job->lock);
 	job_sums_add_ended(&job->spent, sub);
 	job->spent.nr_tasks += pnotify_threads_made(sub);

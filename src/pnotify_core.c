@@ -455,15 +455,6 @@ static void pn_test_poison(struct pn_task *e)
 	memset(&e->next_dead, POISON_INUSE, sizeof(e->next_dead));
 }
 
-/*
- * Interrupts off where the locks that follow are taken without saving
- * them: what lockdep checks in debug builds, checked on any kernel.
- */
-static void pn_assert_irqs_off(void)
-{
-	WARN_ON_ONCE(!irqs_disabled());
-}
-
 /* In every log of a load: a production system must not run this build. */
 static void pn_test_build_says_so(void)
 {
@@ -487,7 +478,6 @@ static inline void pn_test_drained(void) { }
 static inline void pn_test_unloadable(void) { }
 static inline void pn_test_build_says_so(void) { }
 static inline void pn_test_poison(struct pn_task *e) { }
-#define pn_assert_irqs_off() lockdep_assert_irqs_disabled()
 #endif
 
 static struct {
@@ -945,7 +935,6 @@ static void pn_task_put_kit(struct pn_task *e)
 	struct pn_task *kit = e->dead_kits;
 	bool start = false;
 
-	pn_assert_irqs_off();
 	pn_lock_irqs_off(&pn_kits_lock);
 	if (pn_kit_fits(kit, READ_ONCE(pn_nr_events), READ_ONCE(pn_room)) &&
 	    pn_nr_kits < PN_KITS_MAX) {

@@ -1,33 +1,52 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Raw spinlocks taken where interrupts are off already, on every kernel
- * PREEMPT_RT included: in the fork and exit hooks, and in the callbacks
- * they make (inherit(), leave()).
+ * Raw spinlocks taken where interrupts are off already: inside an entry's
+ * lock section (taken with them saved on PREEMPT_RT, whose siglock and
+ * tasklist_lock leave them on in the fork hook) or the exit hook's
+ * local_irq_save(), and so in the inherit() and leave() those make.  The
+ * hooks have preemption disabled too.
  *
- * With interrupts off nothing preempts the holder, so the preempt count
- * that raw_spin_lock() raises guards nothing there.  Without lock
- * debugging the lock is then the arch lock alone, inline, as
- * bpf_spin_lock() takes it: about ten instructions less a section than the
- * out-of-line call, which a fork in a job makes seven times.  With lockdep
- * or spinlock debugging, which check the lock, raw_spin_lock() itself.
+ * Nothing preempts a lock's holder there, so the preempt count that
+ * raw_spin_lock() raises guards nothing.  Without lock debugging such a
+ * lock is taken as raw_spin_lock() takes it past that count,
+ * do_raw_spin_lock(): the arch lock, inline.  That is about ten
+ * instructions less a section than the out-of-line call, and a fork and
+ * exit in a job make seven.  With lockdep or spinlock debugging, which
+ * check the lock, raw_spin_lock() itself.
  */
 #ifndef _PNOTIFY_WRAPPER_SPINLOCK_H
 #define _PNOTIFY_WRAPPER_SPINLOCK_H
 
+#include <linux/bug.h>
 #include <linux/irqflags.h>
 #include <linux/lockdep.h>
 #include <linux/spinlock.h>
+
+/*
+ * What lockdep checks in debug builds, checked on any kernel in test
+ * builds, whose stock lane runs the inline locks.
+ */
+static __always_inline void pn_assert_irqs_off(void)
+{
+#ifdef PNOTIFY_TEST_DELAYS
+	WARN_ON_ONCE(!irqs_disabled());
+#else
+	lockdep_assert_irqs_disabled();
+#endif
+}
 
 #if defined(CONFIG_DEBUG_LOCK_ALLOC) || defined(CONFIG_DEBUG_SPINLOCK)
 
 static __always_inline void pn_lock_irqs_off_nested(raw_spinlock_t *lock,
 						    int subclass)
+	__acquires(lock)
 {
-	lockdep_assert_irqs_disabled();
+	pn_assert_irqs_off();
 	raw_spin_lock_nested(lock, subclass);
 }
 
 static __always_inline void pn_unlock_irqs_off(raw_spinlock_t *lock)
+	__releases(lock)
 {
 	raw_spin_unlock(lock);
 }
@@ -36,11 +55,14 @@ static __always_inline void pn_unlock_irqs_off(raw_spinlock_t *lock)
 
 static __always_inline void pn_lock_irqs_off_nested(raw_spinlock_t *lock,
 						    int subclass)
+	__acquires(lock)
 {
+	pn_assert_irqs_off();
 	do_raw_spin_lock(lock);
 }
 
 static __always_inline void pn_unlock_irqs_off(raw_spinlock_t *lock)
+	__releases(lock)
 {
 	do_raw_spin_unlock(lock);
 }
@@ -48,6 +70,7 @@ static __always_inline void pn_unlock_irqs_off(raw_spinlock_t *lock)
 #endif
 
 static __always_inline void pn_lock_irqs_off(raw_spinlock_t *lock)
+	__acquires(lock)
 {
 	pn_lock_irqs_off_nested(lock, 0);
 }
