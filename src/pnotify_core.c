@@ -148,6 +148,7 @@ struct pn_task {
 	struct task_struct *task;
 	/* Each written before it is read: see pn_entry_reset(). */
 	struct hlist_bl_node node;
+	struct hlist_bl_head *bucket;	/* node's: see pn_entry_hash() */
 	struct pn_task *next_dead;	/* once unreferenced: see pn_task_put() */
 	unsigned long irqflags;		/* of the lock's holder */
 	struct callback_head prep_work;
@@ -517,17 +518,37 @@ static void pn_entry_free(struct pn_task *e)
  * Everything of an entry but its blocks, as a new one has it: its counts
  * and links zeroed, its lock, lists, reference and key set, and the
  * fields none reads before writing (node on) left as they are: a
- * recycled entry's reset zeroes 11 words, not 23.  Not under kmemleak,
+ * recycled entry's reset zeroes 10 words, not 23.  Not under kmemleak,
  * which would take their old pointers for references; the lock too under
- * lock statistics, whose ip its init does not set.
+ * lock statistics, whose ip its init does not set.  Else field by field:
+ * a memset() of those 10 words is a rep stos, whose start costs more than
+ * the stores it saves (about 9 instructions an entry, under TCG too).
  */
 static __always_inline void pn_entry_reset(struct pn_task *e)
 {
-	memset(e, 0, IS_ENABLED(CONFIG_DEBUG_KMEMLEAK) ?
-		     offsetof(struct pn_task, room) :
-		     IS_ENABLED(CONFIG_LOCK_STAT) ?
-		     offsetof(struct pn_task, ref) :
-		     offsetof(struct pn_task, lock));
+	if (IS_ENABLED(CONFIG_DEBUG_KMEMLEAK) || IS_ENABLED(CONFIG_LOCK_STAT)) {
+		memset(e, 0, IS_ENABLED(CONFIG_DEBUG_KMEMLEAK) ?
+			     offsetof(struct pn_task, room) :
+			     offsetof(struct pn_task, ref));
+	} else {
+		/* A field added before lock is reset here too. */
+		BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
+			     offsetof(struct pn_task, lock) != 80);
+		e->nr_records = 0;
+		e->records_missed = 0;
+		atomic_set(&e->nr_threads_made, 0);
+		e->nr_attaching = 0;
+		e->attach_nr = 0;
+		e->io_gen = 0;
+		e->attach_room = 0;
+		e->exit_status = 0;
+		e->nr_subs = 0;
+		e->subs_room = 0;
+		e->flags = 0;
+		e->kit = NULL;
+		e->dead_kits = NULL;
+		e->dead_blocks = NULL;
+	}
 	pn_test_poison(e);
 	raw_spin_lock_init(&e->lock);
 	refcount_set(&e->ref, 1);
@@ -930,7 +951,7 @@ static void pn_cache_keep(struct pn_task **kits,
  * period.  Interrupts off, which every caller has: the lock needs no
  * saving.
  */
-static void pn_task_put_kit(struct pn_task *e)
+static __always_inline void pn_task_put_kit(struct pn_task *e)
 {
 	struct pn_task *kit = e->dead_kits;
 	bool start = false;
@@ -1099,19 +1120,42 @@ static bool pn_kits_recycle_some(struct pn_task **kits, struct pn_task **unfit,
 }
 
 /*
+ * Caches the @n kits linked through ->kit from @first to @last, all in
+ * one section of the cache lock, if there is room for them all.
+ */
+static bool pn_kits_push_all(struct pn_task *first, struct pn_task *last,
+			     unsigned int n)
+{
+	unsigned long flags;
+	bool room_left;
+
+	raw_spin_lock_irqsave(&pn_kits_lock, flags);
+	room_left = pn_nr_kits + n <= PN_KITS_MAX;
+	if (room_left) {
+		last->kit = pn_kits;
+		pn_kits = first;
+		pn_nr_kits += n;
+	}
+	raw_spin_unlock_irqrestore(&pn_kits_lock, flags);
+	return room_left;
+}
+
+/*
  * Makes the entries linked through ->next_dead from @dead, of tasks gone
  * (out of the table, past their grace period), clean kits again, their
- * blocks made up from the cached ones, and caches them, a few to a
- * section of the cache lock; frees those that cannot be (sized before a
- * subscriber registered, too few blocks cached, the cache full).  What a
- * grace period ago still referenced them goes first.  An RCU callback:
- * any context but the hooks'.
+ * blocks made up from the cached ones, and caches them: those with all
+ * their blocks (most: pn_entry_keep_blocks()) together, the others a few
+ * to a section of the cache lock; frees those that cannot be (sized
+ * before a subscriber registered, too few blocks cached, the cache full).
+ * What a grace period ago still referenced them goes first.  An RCU
+ * callback: any context but the hooks'.
  */
 static void pn_dead_recycle(struct pn_task *dead)
 {
-	unsigned int nr = READ_ONCE(pn_nr_events);
+	unsigned int nr = READ_ONCE(pn_nr_events), nr_whole = 0;
 	size_t room = READ_ONCE(pn_room);
 	struct pn_task *e, *next, *kits = NULL, *unfit = NULL;
+	struct pn_task *whole = NULL, *whole_last = NULL;
 
 	for (e = dead; e; e = next) {
 		next = e->next_dead;
@@ -1126,8 +1170,21 @@ static void pn_dead_recycle(struct pn_task *dead)
 			continue;
 		}
 		pn_entry_reset(e);
-		e->kit = kits;
-		kits = e;
+		if (e->nr_prepared >= nr) {
+			if (!whole)
+				whole_last = e;
+			e->kit = whole;
+			whole = e;
+			nr_whole++;
+		} else {
+			e->kit = kits;
+			kits = e;
+		}
+	}
+	/* With no room for them all, the cache takes what it can. */
+	if (whole && !pn_kits_push_all(whole, whole_last, nr_whole)) {
+		whole_last->kit = kits;
+		kits = whole;
 	}
 	while (kits && pn_kits_recycle_some(&kits, &unfit, nr, room))
 		;
@@ -1233,22 +1290,40 @@ static struct hlist_bl_node *pn_bucket_first(struct hlist_bl_head *head)
 }
 
 /*
- * The entry of @key, maybe dead; under RCU or with preemption disabled.
- * A process's key and a record's are a signal_struct and a task_struct:
- * two live objects, never the same address.
+ * The entry of @key in @head, its bucket, maybe dead; under RCU or with
+ * preemption disabled.  A process's key and a record's are a
+ * signal_struct and a task_struct: two live objects, never the same
+ * address.
  */
-static struct pn_task *pn_lookup(const void *key)
+static struct pn_task *pn_bucket_lookup(struct hlist_bl_head *head,
+					const void *key)
 {
 	struct hlist_bl_node *pos;
 	struct pn_task *e;
 
-	for (pos = pn_bucket_first(pn_bucket(key)); pos;
+	for (pos = pn_bucket_first(head); pos;
 	     pos = rcu_dereference_raw(pos->next)) {
 		e = hlist_bl_entry(pos, struct pn_task, node);
 		if (READ_ONCE(e->key) == key)
 			return e;
 	}
 	return NULL;
+}
+
+static struct pn_task *pn_lookup(const void *key)
+{
+	return pn_bucket_lookup(pn_bucket(key), key);
+}
+
+/*
+ * Enters @e in @head, the bucket of its key, locked.  The bucket is kept
+ * for the unhash, where the hash would be made again (a fork and exit
+ * in a job hash each entry once, not twice).
+ */
+static void pn_entry_hash(struct pn_task *e, struct hlist_bl_head *head)
+{
+	e->bucket = head;
+	hlist_bl_add_head_rcu(&e->node, head);
 }
 
 /* The entry of @task's process, maybe dead; as pn_lookup(). */
@@ -1375,7 +1450,7 @@ static struct pn_task *pn_task_get_or_insert(struct pn_task *new)
 
 	for (;;) {
 		rcu_read_lock();
-		e = pn_lookup(new->key);
+		e = pn_bucket_lookup(head, new->key);
 		if (e)
 			pn_entry_lock(e);
 		rcu_read_unlock();
@@ -1385,10 +1460,10 @@ static struct pn_task *pn_task_get_or_insert(struct pn_task *new)
 			pn_entry_unlock(e);
 		pn_entry_lock(new);
 		hlist_bl_lock(head);
-		e = pn_lookup(new->key);
+		e = pn_bucket_lookup(head, new->key);
 		live = e && !test_bit(PN_DEAD, &e->flags);
 		if (!live)
-			hlist_bl_add_head_rcu(&new->node, head);
+			pn_entry_hash(new, head);
 		hlist_bl_unlock(head);
 		if (!live)
 			return new;
@@ -1403,7 +1478,7 @@ static struct pn_task *pn_task_get_or_insert(struct pn_task *new)
 static __always_inline void pn_entry_unhash(struct pn_task *e,
 					    struct pn_task **kits)
 {
-	struct hlist_bl_head *head = pn_bucket(e->key);
+	struct hlist_bl_head *head = e->bucket;
 
 	set_bit(PN_DEAD, &e->flags);
 	hlist_bl_lock(head);
@@ -1526,7 +1601,7 @@ static bool pn_record_add(struct pn_task *e, struct pn_task *rec)
 
 	pn_test_spin(record);
 	hlist_bl_lock(head);
-	hlist_bl_add_head_rcu(&rec->node, head);
+	pn_entry_hash(rec, head);
 	hlist_bl_unlock(head);
 	/* Pairs with the exit hook's, between PF_EXITING and its lookup. */
 	smp_mb();
@@ -2378,11 +2453,11 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 	for (;;) {
 		pn_hook_lock(kit, SINGLE_DEPTH_NESTING);
 		hlist_bl_lock(head);
-		e = pn_lookup(kit->key);
+		e = pn_bucket_lookup(head, kit->key);
 		if (e && test_bit(PN_DEAD, &e->flags))
 			e = NULL;
 		if (!e)
-			hlist_bl_add_head_rcu(&kit->node, head);
+			pn_entry_hash(kit, head);
 		hlist_bl_unlock(head);
 		if (!e)
 			return kit;
@@ -2635,7 +2710,7 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 	rec->kit = kit;
 	head = pn_bucket(rec->key);
 	hlist_bl_lock(head);
-	hlist_bl_add_head_rcu(&rec->node, head);
+	pn_entry_hash(rec, head);
 	hlist_bl_unlock(head);
 	list_add_tail(&rec->records, &pe->records);
 	pe->nr_records++;
