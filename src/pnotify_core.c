@@ -168,6 +168,10 @@ struct pn_task {
 	struct pnotify_subscriber *prepared[];
 };
 
+/*
+ * Its buckets' bit locks are taken inside an entry's lock section, whose
+ * interrupts are off: pn_bl_lock_irqs_off().
+ */
 static struct hlist_bl_head *pn_table;
 /*
  * The entries whose exit work is queued or running: where an unregister
@@ -187,6 +191,14 @@ static DEFINE_MUTEX(pn_register_mutex);
  */
 static unsigned int pn_nr_events;
 static size_t pn_room;
+/*
+ * Of those, the ones without leave() or unregistering: while there are
+ * none, which is most of the time, the exit hook need not look at a
+ * process's subscriptions to know it can end them (pn_task_can_leave()).
+ * Raised before any subscription can see the cause (registered, dying),
+ * lowered once none is left.  Under pn_register_mutex.
+ */
+static unsigned int pn_nr_leaveless;
 /*
  * Clean kits (unbound; their blocks are readied at use), linked through
  * ->kit: those of exited tasks, and those exit works make to keep
@@ -1459,12 +1471,12 @@ static struct pn_task *pn_task_get_or_insert(struct pn_task *new)
 		if (e)
 			pn_entry_unlock(e);
 		pn_entry_lock(new);
-		hlist_bl_lock(head);
+		pn_bl_lock_irqs_off(head);
 		e = pn_bucket_lookup(head, new->key);
 		live = e && !test_bit(PN_DEAD, &e->flags);
 		if (!live)
 			pn_entry_hash(new, head);
-		hlist_bl_unlock(head);
+		pn_bl_unlock_irqs_off(head);
 		if (!live)
 			return new;
 		pn_entry_unlock(new);
@@ -1481,9 +1493,9 @@ static __always_inline void pn_entry_unhash(struct pn_task *e,
 	struct hlist_bl_head *head = e->bucket;
 
 	set_bit(PN_DEAD, &e->flags);
-	hlist_bl_lock(head);
+	pn_bl_lock_irqs_off(head);
 	hlist_bl_del_rcu(&e->node);
-	hlist_bl_unlock(head);
+	pn_bl_unlock_irqs_off(head);
 	if (e->kit) {
 		e->kit->kit = *kits;
 		*kits = e->kit;
@@ -1600,9 +1612,9 @@ static bool pn_record_add(struct pn_task *e, struct pn_task *rec)
 	struct hlist_bl_head *head = pn_bucket(rec->key);
 
 	pn_test_spin(record);
-	hlist_bl_lock(head);
+	pn_bl_lock_irqs_off(head);
 	pn_entry_hash(rec, head);
-	hlist_bl_unlock(head);
+	pn_bl_unlock_irqs_off(head);
 	/* Pairs with the exit hook's, between PF_EXITING and its lookup. */
 	smp_mb();
 	if (READ_ONCE(rec->task->flags) & PF_EXITING) {
@@ -2452,13 +2464,13 @@ static struct pn_task *pn_fork_entry(struct pn_task *kit)
 
 	for (;;) {
 		pn_hook_lock(kit, SINGLE_DEPTH_NESTING);
-		hlist_bl_lock(head);
+		pn_bl_lock_irqs_off(head);
 		e = pn_bucket_lookup(head, kit->key);
 		if (e && test_bit(PN_DEAD, &e->flags))
 			e = NULL;
 		if (!e)
 			pn_entry_hash(kit, head);
-		hlist_bl_unlock(head);
+		pn_bl_unlock_irqs_off(head);
 		if (!e)
 			return kit;
 		pn_hook_unlock(kit);
@@ -2709,9 +2721,9 @@ static void pn_fork_record(struct pn_task *pe, struct task_struct *creator,
 	pn_entry_bind(rec, task, task);
 	rec->kit = kit;
 	head = pn_bucket(rec->key);
-	hlist_bl_lock(head);
+	pn_bl_lock_irqs_off(head);
 	pn_entry_hash(rec, head);
-	hlist_bl_unlock(head);
+	pn_bl_unlock_irqs_off(head);
 	list_add_tail(&rec->records, &pe->records);
 	pe->nr_records++;
 	if (!kit)
@@ -3187,11 +3199,11 @@ static void pn_exit_work(struct callback_head *work)
  * kit cache, which only a work can top up, is at least half stocked.  (A
  * fork takes a kit; the entry it became comes back after its grace
  * period, except under KASAN, where entries are not reused and the cache
- * sinks by one a fork.)  An unregister waits for an
- * RCU grace period after setting dying, so a hook that saw it clear ends,
- * subscriptions counted off, before the unregister looks for those left;
- * one that saw it set leaves them to the work, where the unregister finds
- * them.
+ * sinks by one a fork.)  An unregister waits for an RCU grace period
+ * after setting dying and raising pn_nr_leaveless, so a hook that saw
+ * either as before ends, subscriptions counted off, before the unregister
+ * looks for those left; one that saw dying set leaves them to the work,
+ * where the unregister finds them.
  */
 static bool pn_task_can_leave(struct pn_task *e)
 {
@@ -3200,6 +3212,8 @@ static bool pn_task_can_leave(struct pn_task *e)
 	if (!list_empty(&e->forks) || !list_empty(&e->records) ||
 	    READ_ONCE(pn_nr_kits) < PN_KITS_LOW / 2)
 		return false;
+	if (!READ_ONCE(pn_nr_leaveless))
+		return true;
 	hlist_for_each_entry(sub, &e->subs, task_link)
 		if (!sub->events->leave || READ_ONCE(sub->events->dying))
 			return false;
@@ -3943,6 +3957,8 @@ int pnotify_register(struct pnotify_events *events)
 	pn_write_lock();
 	list_add_tail(&events->list, &pn_events_list);
 	WRITE_ONCE(pn_nr_events, pn_nr_events + 1);
+	if (!events->leave)
+		WRITE_ONCE(pn_nr_leaveless, pn_nr_leaveless + 1);
 	WRITE_ONCE(pn_room, max(pn_room, events->data_size));
 	/* After its fields and the counts above: see pnotify_prepare(). */
 	smp_store_release(&events->registered, true);
@@ -4047,6 +4063,8 @@ void pnotify_unregister(struct pnotify_events *events)
 	pn_write_lock();
 	WRITE_ONCE(events->registered, false);
 	WRITE_ONCE(events->dying, true);
+	if (events->leave)
+		WRITE_ONCE(pn_nr_leaveless, pn_nr_leaveless + 1);
 	list_del(&events->list);
 	pn_write_unlock();
 	/*
@@ -4060,6 +4078,7 @@ void pnotify_unregister(struct pnotify_events *events)
 	/* Children still pending on a parent subscription end it later. */
 	wait_event(pn_drain_wq, !atomic_read(&events->nr_subs));
 	WRITE_ONCE(pn_nr_events, pn_nr_events - 1);
+	WRITE_ONCE(pn_nr_leaveless, pn_nr_leaveless - 1);
 	mutex_unlock(&pn_register_mutex);
 }
 EXPORT_SYMBOL_GPL(pnotify_unregister);

@@ -69,14 +69,17 @@ static void notrace pn_hook_fork(struct task_struct *child)
 
 /*
  * From pn_fork_tramp, for attach_pid(@child, PIDTYPE_PID).  Preemptible
- * on PREEMPT_RT.  The direct call may stay while the hooks are disarmed
- * (see pn_hooks_unregister()): the core then finds nothing followed.
+ * only on PREEMPT_RT: elsewhere its interrupts are off.  The direct call
+ * may stay while the hooks are disarmed (see pn_hooks_unregister()): the
+ * core then finds nothing followed.
  */
 void notrace pn_fork_direct_call(struct task_struct *child)
 {
-	preempt_disable_notrace();
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		preempt_disable_notrace();
 	pn_hook_fork(child);
-	preempt_enable_notrace();
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		preempt_enable_notrace();
 }
 static_assert(PIDTYPE_PID == 0, "pnotify_tramp.S tests the type for 0");
 

@@ -19,6 +19,7 @@
 
 #include <linux/bug.h>
 #include <linux/irqflags.h>
+#include <linux/list_bl.h>
 #include <linux/lockdep.h>
 #include <linux/spinlock.h>
 
@@ -74,5 +75,44 @@ static __always_inline void pn_lock_irqs_off(raw_spinlock_t *lock)
 {
 	pn_lock_irqs_off_nested(lock, 0);
 }
+
+/*
+ * hlist_bl_lock() and hlist_bl_unlock() where interrupts are off, as
+ * above: the bit lock without the preempt count of bit_spin_lock().
+ * Where that lock sets no bit (!SMP) or checks it, the lock itself.
+ */
+#if defined(CONFIG_SMP) && !defined(CONFIG_DEBUG_SPINLOCK)
+
+static __always_inline void pn_bl_lock_irqs_off(struct hlist_bl_head *b)
+	__acquires(b)
+{
+	pn_assert_irqs_off();
+	while (unlikely(test_and_set_bit_lock(0, (unsigned long *)b)))
+		while (test_bit(0, (unsigned long *)b))
+			cpu_relax();
+}
+
+static __always_inline void pn_bl_unlock_irqs_off(struct hlist_bl_head *b)
+	__releases(b)
+{
+	__clear_bit_unlock(0, (unsigned long *)b);
+}
+
+#else
+
+static __always_inline void pn_bl_lock_irqs_off(struct hlist_bl_head *b)
+	__acquires(b)
+{
+	pn_assert_irqs_off();
+	hlist_bl_lock(b);
+}
+
+static __always_inline void pn_bl_unlock_irqs_off(struct hlist_bl_head *b)
+	__releases(b)
+{
+	hlist_bl_unlock(b);
+}
+
+#endif
 
 #endif /* _PNOTIFY_WRAPPER_SPINLOCK_H */
