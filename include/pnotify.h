@@ -130,6 +130,7 @@ struct pnotify_events {
 	int (*fork)(struct task_struct *task, struct pnotify_subscriber *sub,
 		    void *parent_data);
 	void (*exit)(struct task_struct *task, struct pnotify_subscriber *sub);
+	/* Set before register, and kept until unregister. */
 	int (*leave)(struct task_struct *task, struct pnotify_subscriber *sub);
 	void (*exec)(struct task_struct *task, struct pnotify_subscriber *sub);
 	bool (*exec_due)(struct task_struct *task,
@@ -139,6 +140,7 @@ struct pnotify_events {
 	struct list_head list;
 	bool registered;	/* on pnotify's list: it may be subscribed */
 	bool dying;
+	bool leaveless;		/* as registered: no leave() */
 	atomic_t nr_subs;
 	atomic_long_t nr_fork, nr_exec, nr_exit, nr_init, nr_failed;
 };

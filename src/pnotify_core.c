@@ -459,12 +459,13 @@ static void pn_test_unloadable(void)
 }
 
 /*
- * The two links an entry's reset no longer zeroes, poisoned: a read before
- * its write follows a wild pointer, not a stale or zero one.
+ * The links an entry's reset no longer zeroes, poisoned: a read before its
+ * write follows a wild pointer, not a stale or zero one.
  */
 static void pn_test_poison(struct pn_task *e)
 {
 	memset(&e->node, POISON_INUSE, sizeof(e->node));
+	memset(&e->bucket, POISON_INUSE, sizeof(e->bucket));
 	memset(&e->next_dead, POISON_INUSE, sizeof(e->next_dead));
 }
 
@@ -543,7 +544,10 @@ static __always_inline void pn_entry_reset(struct pn_task *e)
 			     offsetof(struct pn_task, room) :
 			     offsetof(struct pn_task, ref));
 	} else {
-		/* A field added before lock is reset here too. */
+		/*
+		 * A field added before lock is reset here too: with none
+		 * of the padding, lock would move.
+		 */
 		BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
 			     offsetof(struct pn_task, lock) != 80);
 		e->nr_records = 0;
@@ -1287,6 +1291,16 @@ static struct hlist_bl_head *pn_bucket(const void *key)
 	return &pn_table[hash_ptr(key, PN_TABLE_BITS)];
 }
 
+#ifdef PNOTIFY_TEST_DELAYS
+/* A bucket kept stale would lock another chain than the entry's. */
+static void pn_test_bucket_check(const struct pn_task *e)
+{
+	WARN_ON_ONCE(e->bucket != pn_bucket(e->key));
+}
+#else
+static inline void pn_test_bucket_check(const struct pn_task *e) { }
+#endif
+
 /*
  * hlist_bl_first_rcu(), whose check knows only rcu_read_lock() and the
  * bucket lock: the hooks look up with preemption disabled, which holds off
@@ -1492,6 +1506,7 @@ static __always_inline void pn_entry_unhash(struct pn_task *e,
 {
 	struct hlist_bl_head *head = e->bucket;
 
+	pn_test_bucket_check(e);
 	set_bit(PN_DEAD, &e->flags);
 	pn_bl_lock_irqs_off(head);
 	hlist_bl_del_rcu(&e->node);
@@ -3939,14 +3954,6 @@ int pnotify_register(struct pnotify_events *events)
 	    events->data_size > PNOTIFY_DATA_MAX)
 		return -EINVAL;
 
-	events->dying = false;
-	atomic_set(&events->nr_subs, 0);
-	atomic_long_set(&events->nr_fork, 0);
-	atomic_long_set(&events->nr_exec, 0);
-	atomic_long_set(&events->nr_exit, 0);
-	atomic_long_set(&events->nr_init, 0);
-	atomic_long_set(&events->nr_failed, 0);
-
 	mutex_lock(&pn_register_mutex);
 	list_for_each_entry(other, &pn_events_list, list) {
 		if (!strcmp(other->name, events->name)) {
@@ -3954,10 +3961,19 @@ int pnotify_register(struct pnotify_events *events)
 			goto out;
 		}
 	}
+	/* Past the check: @events may be registered already. */
+	events->dying = false;
+	events->leaveless = !events->leave;
+	atomic_set(&events->nr_subs, 0);
+	atomic_long_set(&events->nr_fork, 0);
+	atomic_long_set(&events->nr_exec, 0);
+	atomic_long_set(&events->nr_exit, 0);
+	atomic_long_set(&events->nr_init, 0);
+	atomic_long_set(&events->nr_failed, 0);
 	pn_write_lock();
 	list_add_tail(&events->list, &pn_events_list);
 	WRITE_ONCE(pn_nr_events, pn_nr_events + 1);
-	if (!events->leave)
+	if (events->leaveless)
 		WRITE_ONCE(pn_nr_leaveless, pn_nr_leaveless + 1);
 	WRITE_ONCE(pn_room, max(pn_room, events->data_size));
 	/* After its fields and the counts above: see pnotify_prepare(). */
@@ -4063,7 +4079,7 @@ void pnotify_unregister(struct pnotify_events *events)
 	pn_write_lock();
 	WRITE_ONCE(events->registered, false);
 	WRITE_ONCE(events->dying, true);
-	if (events->leave)
+	if (!events->leaveless)
 		WRITE_ONCE(pn_nr_leaveless, pn_nr_leaveless + 1);
 	list_del(&events->list);
 	pn_write_unlock();

@@ -19,9 +19,10 @@
 
 #include <linux/bug.h>
 #include <linux/irqflags.h>
-#include <linux/list_bl.h>
 #include <linux/lockdep.h>
 #include <linux/spinlock.h>
+/* After spinlock.h: 6.12's bit_spinlock.h uses cpu_relax() unincluded. */
+#include <linux/list_bl.h>
 
 /*
  * What lockdep checks in debug builds, checked on any kernel in test
